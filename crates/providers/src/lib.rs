@@ -1,0 +1,41 @@
+#![doc = include_str!("../README.md")]
+
+mod anthropic;
+mod catalog;
+mod framing;
+mod gemini;
+mod http;
+mod ollama;
+mod openai;
+mod openai_chat;
+mod openai_responses;
+pub mod transport;
+
+use futures::future::BoxFuture;
+use pizza_llm::{ModelClient, ModelDescriptor, Result};
+
+pub use anthropic::{
+    ANTHROPIC_BASE_URL, AnthropicAuth, AnthropicConfig, AnthropicDecoder, AnthropicProvider,
+};
+pub use catalog::{
+    AuthField, CatalogListing, CatalogStatus, FieldKind, ModelCatalog, ProviderDescriptor,
+    automatic_default_model, build_provider, provider_descriptors, snapshot_model,
+};
+pub use framing::{Decoder, Frame, Framing, decode_stream};
+pub use gemini::{GEMINI_BASE_URL, GeminiConfig, GeminiDecoder, GeminiProvider};
+pub use ollama::{
+    OLLAMA_BASE_URL, OllamaCapabilities, OllamaConfig, OllamaDecoder, OllamaProvider,
+};
+pub use openai::{OPENAI_BASE_URL, OpenAiApi, OpenAiConfig, OpenAiProvider};
+pub use openai_chat::ChatDecoder;
+pub use openai_responses::ResponsesDecoder;
+pub use transport::{Transport, TransportConfig};
+
+/// A configured provider: it streams (as a [`ModelClient`]) and lists its models.
+pub trait Provider: ModelClient {
+    /// The registry id (`anthropic`, `openai`, a user's compatible server...).
+    fn provider_id(&self) -> &str;
+    /// The models the provider offers now, as it reports them (the catalog
+    /// fills gaps from the bundled snapshot).
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelDescriptor>>>;
+}

@@ -1,0 +1,172 @@
+//! The OpenAI provider: Responses or Chat Completions per configuration.
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use pizza_llm::{
+    CancellationToken, EventStream, ModelClient, ModelDescriptor, ModelRequest, Result,
+};
+use serde_json::Value;
+
+use crate::Provider;
+use crate::framing::Framing;
+use crate::http::{JsonPost, join, stream_post};
+use crate::openai_chat::{ChatDecoder, ChatOptions, chat_body};
+use crate::openai_responses::{ResponsesDecoder, responses_body};
+use crate::transport::{Transport, TransportConfig};
+
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// Which OpenAI wire format to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OpenAiApi {
+    /// Responses for OpenAI itself, Chat Completions for anything else
+    /// (most compatible servers only have Chat Completions).
+    #[default]
+    Automatic,
+    Responses,
+    Chat,
+}
+
+#[derive(Debug, Clone)]
+pub struct OpenAiConfig {
+    /// Provider id in the registry (`openai`, `openrouter`, a user's server).
+    pub id: String,
+    /// Optional: local compatible servers often need none.
+    pub api_key: Option<String>,
+    pub base_url: String,
+    pub api: OpenAiApi,
+    pub transport: TransportConfig,
+}
+
+impl Default for OpenAiConfig {
+    fn default() -> Self {
+        Self {
+            id: "openai".into(),
+            api_key: None,
+            base_url: OPENAI_BASE_URL.into(),
+            api: OpenAiApi::Automatic,
+            transport: TransportConfig::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct OpenAiProvider {
+    config: OpenAiConfig,
+    transport: Transport,
+}
+
+impl OpenAiProvider {
+    pub fn new(config: OpenAiConfig) -> Result<Self> {
+        let transport = Transport::new(config.transport.clone())?;
+        Ok(Self { config, transport })
+    }
+
+    fn is_openai(&self) -> bool {
+        self.config.base_url.contains("api.openai.com")
+    }
+
+    /// The format `stream` will use.
+    pub fn effective_api(&self) -> OpenAiApi {
+        match self.config.api {
+            OpenAiApi::Automatic if self.is_openai() => OpenAiApi::Responses,
+            OpenAiApi::Automatic => OpenAiApi::Chat,
+            other => other,
+        }
+    }
+
+    fn authorize(&self, post: JsonPost) -> JsonPost {
+        match self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
+            Some(key) => post.header("authorization", format!("Bearer {key}")),
+            None => post,
+        }
+    }
+}
+
+impl ModelClient for OpenAiProvider {
+    fn stream(
+        &self,
+        request: ModelRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'_, Result<EventStream>> {
+        let prepared = (|| {
+            let (path, body, decoder): (_, _, Box<dyn crate::framing::Decoder>) =
+                match self.effective_api() {
+                    OpenAiApi::Responses => (
+                        "responses",
+                        responses_body(&request)?,
+                        Box::new(ResponsesDecoder::new(&request.model)),
+                    ),
+                    _ => {
+                        let options = ChatOptions {
+                            max_completion_tokens: self.is_openai(),
+                        };
+                        (
+                            "chat/completions",
+                            chat_body(&request, options)?,
+                            Box::new(ChatDecoder::new(&request.model)),
+                        )
+                    }
+                };
+            let post = self
+                .authorize(JsonPost::new(join(&self.config.base_url, path), &body)?)
+                .header("accept", "text/event-stream");
+            Ok((post, decoder))
+        })();
+        match prepared {
+            Ok((post, decoder)) => stream_post(
+                self.transport.clone(),
+                post,
+                request.model,
+                Framing::Sse,
+                decoder,
+                cancel,
+            ),
+            Err(error) => futures::future::ready(Err(error)).boxed(),
+        }
+    }
+}
+
+impl Provider for OpenAiProvider {
+    fn provider_id(&self) -> &str {
+        &self.config.id
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelDescriptor>>> {
+        async move {
+            let mut request = self
+                .transport
+                .client()
+                .get(join(&self.config.base_url, "models"));
+            if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
+                request = request.bearer_auth(key);
+            }
+            let json = self.transport.get_json(request).await?;
+            Ok(parse_model_list(&json))
+        }
+        .boxed()
+    }
+}
+
+/// `{"data": [{"id": ...}, ...]}`; OpenRouter-style extras are read when present.
+pub(crate) fn parse_model_list(json: &Value) -> Vec<ModelDescriptor> {
+    let Some(items) = json.get("data").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| {
+            let id = item.get("id")?.as_str()?;
+            let mut model = ModelDescriptor::bare(id);
+            if let Some(name) = item.get("name").and_then(Value::as_str) {
+                model.name = name.to_owned();
+            }
+            model.context_window = item
+                .get("context_length")
+                .or_else(|| item.get("context_window"))
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok());
+            Some(model)
+        })
+        .collect()
+}

@@ -1,0 +1,38 @@
+#![doc = include_str!("../README.md")]
+
+mod checkpoints;
+mod clock;
+mod error;
+mod folders;
+mod fork;
+mod messages;
+mod migrate;
+mod runs;
+mod search;
+mod settings;
+mod store;
+mod text;
+mod threads;
+
+pub use checkpoints::{
+    Checkpoint, CommittedStep, FILE_PATH_MAX_CHARS, FileChange, HISTORY_PAGE_MAX, StateFile,
+    StateUpdate, StepCommit, ThreadState,
+};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{DatabaseError, Error, Result};
+pub use folders::{Folder, FolderUpdate};
+pub use messages::{MESSAGE_PAGE_MAX, Message, MessagePage, NewMessage, Role};
+pub use migrate::SCHEMA_VERSION;
+pub use runs::{
+    ACTIVITY_PAGE_MAX, ACTIVITY_RETAINED, ActivityEntry, INTERRUPTED_BY_RESTART, NewActivity, Run,
+    RunError, RunOutcome, RunSource, RunStatus,
+};
+pub use search::{MARK_END, MARK_START, SEARCH_LIMIT_MAX, SearchHit};
+pub use store::{DB_FILE_NAME, Durability, Store, StoreOptions};
+pub use threads::{
+    FolderFilter, NewThread, THREAD_PAGE_MAX, Thread, ThreadPage, ThreadQuery, ThreadSource,
+    ThreadUpdate, ThreadView, ViewCounts,
+};
+
+#[cfg(test)]
+mod store_tests;

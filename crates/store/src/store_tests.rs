@@ -1,0 +1,154 @@
+//! Open, migration and file-permission tests that need crate internals.
+
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+use sqlx::{Connection, SqliteConnection};
+
+use crate::migrate::{MIGRATIONS, Migration};
+use crate::{DB_FILE_NAME, Error, SCHEMA_VERSION, Store, StoreOptions};
+
+async fn raw(dir: &Path) -> SqliteConnection {
+    let url = format!("sqlite://{}", dir.join(DB_FILE_NAME).display());
+    SqliteConnection::connect(&url).await.unwrap()
+}
+
+async fn user_version(conn: &mut SqliteConnection) -> i64 {
+    sqlx::query_scalar("PRAGMA user_version")
+        .fetch_one(conn)
+        .await
+        .unwrap()
+}
+
+async fn table_exists(conn: &mut SqliteConnection, name: &str) -> bool {
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sqlite_master WHERE name = ?")
+        .bind(name)
+        .fetch_one(conn)
+        .await
+        .unwrap();
+    n > 0
+}
+
+const BAD: Migration = Migration {
+    version: 2,
+    name: "bad",
+    sql: "CREATE TABLE extra (x INTEGER); INSERT INTO no_such_table VALUES (1);",
+};
+
+#[tokio::test]
+async fn open_sets_pragmas_fts5_and_owner_only_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    assert_eq!(fk, 1);
+    let fts5: i64 = sqlx::query_scalar("SELECT sqlite_compileoption_used('ENABLE_FTS5')")
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    assert_eq!(fts5, 1);
+    store.set_setting("probe", &1).await.unwrap();
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for suffix in ["", "-wal", "-shm"] {
+            let path = dir.path().join(format!("{DB_FILE_NAME}{suffix}"));
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", path.display());
+        }
+    }
+    store.close().await;
+}
+
+#[tokio::test]
+async fn reopening_keeps_data_and_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    store.set_setting("k", &"v").await.unwrap();
+    store.close().await;
+    let store = Store::open(dir.path()).await.unwrap();
+    assert_eq!(store.setting::<String>("k").await.unwrap(), "v");
+    store.close().await;
+    assert_eq!(
+        user_version(&mut raw(dir.path()).await).await,
+        SCHEMA_VERSION
+    );
+}
+
+#[tokio::test]
+async fn newer_schema_is_refused_with_path_and_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    Store::open(dir.path()).await.unwrap().close().await;
+    let mut conn = raw(dir.path()).await;
+    sqlx::raw_sql("PRAGMA user_version = 99")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    conn.close().await.unwrap();
+
+    let err = Store::open(dir.path()).await.unwrap_err();
+    let Error::NewerSchema {
+        path,
+        found,
+        supported,
+    } = &err
+    else {
+        panic!("expected NewerSchema, got {err:?}");
+    };
+    assert_eq!(path, &dir.path().join(DB_FILE_NAME));
+    assert_eq!((*found, *supported), (99, SCHEMA_VERSION));
+    let text = err.to_string();
+    assert!(text.contains(DB_FILE_NAME) && text.contains("99"), "{text}");
+    // Refusing changed nothing.
+    assert_eq!(user_version(&mut raw(dir.path()).await).await, 99);
+}
+
+#[tokio::test]
+async fn failing_migration_on_existing_db_rolls_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    store.set_setting("kept", &true).await.unwrap();
+    store.close().await;
+
+    let migrations = [MIGRATIONS[0], BAD];
+    let err = Store::open_with_migrations(dir.path(), StoreOptions::default(), &migrations)
+        .await
+        .unwrap_err();
+    match &err {
+        Error::Migration { version, name, .. } => assert_eq!((*version, *name), (2, "bad")),
+        other => panic!("expected Migration, got {other:?}"),
+    }
+    assert!(err.to_string().contains("no_such_table"), "{err}");
+
+    let mut conn = raw(dir.path()).await;
+    assert_eq!(user_version(&mut conn).await, 1);
+    assert!(!table_exists(&mut conn, "extra").await);
+    conn.close().await.unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    assert!(store.setting::<bool>("kept").await.unwrap());
+}
+
+#[tokio::test]
+async fn failing_migration_on_fresh_db_leaves_it_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let migrations = [MIGRATIONS[0], BAD];
+    let err = Store::open_with_migrations(dir.path(), StoreOptions::default(), &migrations)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Migration { version: 2, .. }),
+        "{err:?}"
+    );
+    let mut conn = raw(dir.path()).await;
+    assert_eq!(user_version(&mut conn).await, 0);
+    assert!(!table_exists(&mut conn, "threads").await);
+    assert!(!table_exists(&mut conn, "extra").await);
+}

@@ -1,0 +1,16 @@
+//! Integration tests: one binary, real SQLite files in temp dirs.
+
+// clippy.toml allows these in #[test] fns only; helpers here are test code too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod suite {
+    mod checkpoints;
+    mod crash;
+    mod folders;
+    mod fork;
+    mod runs;
+    mod search;
+    mod settings;
+    mod support;
+    mod threads;
+}

@@ -1,0 +1,370 @@
+use std::collections::BTreeMap;
+
+use pizza_store::{Error, FileChange, NewMessage, Role, StateUpdate, StepCommit, ThreadState};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::support::{
+    T0, assistant, calls, content, new_thread, open, row_counts, step, step_with_files, tool, user,
+};
+
+fn files(state: &ThreadState) -> BTreeMap<String, String> {
+    state
+        .files
+        .iter()
+        .map(|(p, f)| (p.clone(), f.content.clone()))
+        .collect()
+}
+
+fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(p, c)| ((*p).to_owned(), (*c).to_owned()))
+        .collect()
+}
+
+#[tokio::test]
+async fn commit_appends_messages_and_links_checkpoints() {
+    let t = open().await;
+    let th = new_thread(&t.store).await;
+    t.clock.advance(5);
+    let first = t
+        .store
+        .commit_step(
+            &th.id,
+            StepCommit {
+                messages: vec![user("What is 2+2?"), calls(&["c1"])],
+                metadata: json!({ "node": "model" }),
+                ..StepCommit::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(first.checkpoint.step, 1);
+    assert_eq!(first.checkpoint.parent_id, None);
+    assert_eq!(first.checkpoint.message_seq, 2);
+    assert_eq!(first.checkpoint.files_version, 0);
+    assert_eq!(first.checkpoint.metadata, json!({ "node": "model" }));
+    assert_eq!(first.checkpoint.created_at, T0 + 5);
+    let seqs: Vec<i64> = first.messages.iter().map(|m| m.seq).collect();
+    assert_eq!(seqs, [1, 2]);
+    assert_eq!(first.messages[1].tool_call_ids, ["c1"]);
+
+    let second = t
+        .store
+        .commit_step(&th.id, step(vec![tool("c1", "4"), assistant("It is 4.")]))
+        .await
+        .unwrap();
+    assert_eq!(second.checkpoint.step, 2);
+    assert_eq!(
+        second.checkpoint.parent_id,
+        Some(first.checkpoint.id.clone())
+    );
+    assert_eq!(second.checkpoint.message_seq, 4);
+    assert_eq!(second.checkpoint.metadata, json!({}));
+
+    let thread = t.store.thread(&th.id).await.unwrap();
+    assert_eq!(thread.last_seq, 4);
+    assert_eq!(
+        thread.head_checkpoint_id,
+        Some(second.checkpoint.id.clone())
+    );
+    assert_eq!(thread.preview, "It is 4.");
+    assert_eq!(thread.last_activity_at, T0 + 5);
+
+    // A step of only tool output keeps the last human-readable preview.
+    t.store
+        .commit_step(&th.id, step(vec![calls(&["c2"]), tool("c2", "raw output")]))
+        .await
+        .unwrap();
+    assert_eq!(t.store.thread(&th.id).await.unwrap().preview, "It is 4.");
+
+    let state = t.store.state(&th.id, None).await.unwrap();
+    let texts: Vec<&str> = state.messages.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["What is 2+2?", "", "4", "It is 4.", "", "raw output"]
+    );
+    assert_eq!(state.messages[0].content, content("What is 2+2?"));
+    assert_eq!(state.messages[2].tool_call_id.as_deref(), Some("c1"));
+    assert_eq!(state.messages[2].role, Role::Tool);
+
+    let at_first = t
+        .store
+        .state(&th.id, Some(&first.checkpoint.id))
+        .await
+        .unwrap();
+    assert_eq!(at_first.messages.len(), 2);
+    assert_eq!(at_first.checkpoint, Some(first.checkpoint));
+}
+
+#[tokio::test]
+async fn files_are_versioned_and_snapshots_read_old_checkpoints() {
+    let t = open().await;
+    let th = new_thread(&t.store).await;
+    let c1 = t
+        .store
+        .commit_step(
+            &th.id,
+            step_with_files(
+                vec![user("write")],
+                vec![
+                    FileChange::write("/a.md", "a1"),
+                    FileChange::write("/b.md", "b1"),
+                ],
+            ),
+        )
+        .await
+        .unwrap()
+        .checkpoint;
+    // Rewriting identical content and deleting a missing file are no change.
+    let c2 = t
+        .store
+        .commit_step(
+            &th.id,
+            step_with_files(
+                vec![],
+                vec![FileChange::write("/a.md", "a1"), FileChange::delete("/zzz")],
+            ),
+        )
+        .await
+        .unwrap()
+        .checkpoint;
+    let c3 = t
+        .store
+        .commit_step(
+            &th.id,
+            step_with_files(
+                vec![assistant("edited")],
+                vec![
+                    FileChange::write("/a.md", "a2"),
+                    FileChange::delete("/b.md"),
+                ],
+            ),
+        )
+        .await
+        .unwrap()
+        .checkpoint;
+    let c4 = t
+        .store
+        .commit_step(&th.id, step(vec![user("more")]))
+        .await
+        .unwrap()
+        .checkpoint;
+    let c5 = t
+        .store
+        .commit_step(
+            &th.id,
+            step_with_files(vec![], vec![FileChange::write("/b.md", "b-again")]),
+        )
+        .await
+        .unwrap()
+        .checkpoint;
+    let versions: Vec<i64> = [&c1, &c2, &c3, &c4, &c5]
+        .iter()
+        .map(|c| c.files_version)
+        .collect();
+    assert_eq!(versions, [1, 1, 2, 2, 3]);
+
+    let at = |id: String| {
+        let store = t.store.clone();
+        let th = th.id.clone();
+        async move { files(&store.state(&th, Some(&id)).await.unwrap()) }
+    };
+    assert_eq!(
+        at(c1.id.clone()).await,
+        map(&[("/a.md", "a1"), ("/b.md", "b1")])
+    );
+    assert_eq!(
+        at(c2.id.clone()).await,
+        map(&[("/a.md", "a1"), ("/b.md", "b1")])
+    );
+    assert_eq!(at(c3.id.clone()).await, map(&[("/a.md", "a2")]));
+    assert_eq!(at(c4.id.clone()).await, map(&[("/a.md", "a2")]));
+    assert_eq!(
+        files(&t.store.state(&th.id, None).await.unwrap()),
+        map(&[("/a.md", "a2"), ("/b.md", "b-again")])
+    );
+
+    let rows = row_counts(t.dir.path()).await;
+    let file_rows = rows.iter().find(|(n, _)| n == "thread_files").unwrap().1;
+    // a1, b1, a2, b tombstone, b-again: one row per real change, never a full copy.
+    assert_eq!(file_rows, 5);
+
+    let history = t.store.history(&th.id, None, 100).await.unwrap();
+    let steps: Vec<i64> = history.iter().map(|c| c.step).collect();
+    assert_eq!(steps, [5, 4, 3, 2, 1]);
+    let older = t.store.history(&th.id, Some(4), 2).await.unwrap();
+    assert_eq!(older.iter().map(|c| c.step).collect::<Vec<_>>(), [3, 2]);
+}
+
+#[tokio::test]
+async fn interrupts_and_state_updates() {
+    let t = open().await;
+    let th = new_thread(&t.store).await;
+    let empty = t.store.state(&th.id, None).await.unwrap();
+    assert_eq!(empty.checkpoint, None);
+    assert!(empty.messages.is_empty() && empty.files.is_empty());
+
+    let interrupt = json!({ "action": "write_file", "allowed": ["approve", "reject"] });
+    t.store
+        .commit_step(
+            &th.id,
+            StepCommit {
+                messages: vec![user("go"), calls(&["w1"])],
+                interrupt: Some(interrupt.clone()),
+                ..StepCommit::default()
+            },
+        )
+        .await
+        .unwrap();
+    let state = t.store.state(&th.id, None).await.unwrap();
+    assert_eq!(state.interrupt, Some(interrupt.clone()));
+
+    // A user's edit keeps the pending decision.
+    let edited = t
+        .store
+        .update_state(
+            &th.id,
+            StateUpdate {
+                files: vec![FileChange::write("/notes.md", "by hand")],
+                ..StateUpdate::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(edited.checkpoint.interrupt, Some(interrupt));
+    assert_eq!(edited.checkpoint.metadata, json!({ "source": "update" }));
+    assert_eq!(edited.checkpoint.step, 2);
+
+    let appended = t
+        .store
+        .update_state(
+            &th.id,
+            StateUpdate {
+                messages: vec![user("note")],
+                ..StateUpdate::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(appended.messages[0].seq, 3);
+    let state = t.store.state(&th.id, None).await.unwrap();
+    assert_eq!(state.messages.len(), 3);
+    assert_eq!(files(&state), map(&[("/notes.md", "by hand")]));
+
+    // The next step answers the interrupt.
+    t.store
+        .commit_step(&th.id, step(vec![tool("w1", "approved")]))
+        .await
+        .unwrap();
+    assert_eq!(t.store.state(&th.id, None).await.unwrap().interrupt, None);
+
+    let err = t
+        .store
+        .update_state(&th.id, StateUpdate::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidInput(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn bad_steps_write_nothing() {
+    let t = open().await;
+    let th = new_thread(&t.store).await;
+    let other = new_thread(&t.store).await;
+    let c = t
+        .store
+        .commit_step(&th.id, step(vec![user("start")]))
+        .await
+        .unwrap();
+    let before = row_counts(t.dir.path()).await;
+
+    let bad_steps = vec![
+        step(vec![
+            user("fine"),
+            NewMessage::new(Role::Tool, json!([]), "no call id"),
+        ]),
+        step(vec![
+            user("fine"),
+            NewMessage::new(Role::User, json!([]), "x").with_tool_calls(["c"]),
+        ]),
+        step(vec![
+            NewMessage::new(Role::Assistant, json!([]), "x").answering("c"),
+        ]),
+        step(vec![calls(&[""])]),
+        step_with_files(
+            vec![user("fine")],
+            vec![FileChange::write("/a", "1"), FileChange::write("/a", "2")],
+        ),
+        step_with_files(vec![user("fine")], vec![FileChange::write(" ", "1")]),
+        step_with_files(
+            vec![user("fine")],
+            vec![FileChange::write("x".repeat(1025), "1")],
+        ),
+    ];
+    for bad in bad_steps {
+        let err = t.store.commit_step(&th.id, bad).await.unwrap_err();
+        assert!(matches!(err, Error::InvalidInput(_)), "{err:?}");
+    }
+    let err = t
+        .store
+        .commit_step("missing", step(vec![user("x")]))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
+    assert_eq!(row_counts(t.dir.path()).await, before);
+
+    // A checkpoint of another thread is not found here.
+    let err = t
+        .store
+        .state(&other.id, Some(&c.checkpoint.id))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::NotFound {
+                what: "checkpoint",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(matches!(
+        t.store.history("missing", None, 10).await,
+        Err(Error::NotFound { .. })
+    ));
+}
+
+#[tokio::test]
+async fn concurrent_commits_from_clones_keep_seqs_contiguous() {
+    let t = open().await;
+    let th = new_thread(&t.store).await;
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let store = t.store.clone();
+            let id = th.id.clone();
+            tokio::spawn(async move {
+                for j in 0..5 {
+                    store
+                        .commit_step(&id, step(vec![user(&format!("{i}-{j}a")), user("b")]))
+                        .await
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let state = t.store.state(&th.id, None).await.unwrap();
+    let seqs: Vec<i64> = state.messages.iter().map(|m| m.seq).collect();
+    assert_eq!(seqs, (1..=80).collect::<Vec<_>>());
+    let history = t.store.history(&th.id, None, 100).await.unwrap();
+    assert_eq!(history.len(), 40);
+    // Each step's pair stays adjacent: no interleaving inside a step.
+    for pair in state.messages.chunks(2) {
+        assert!(pair[0].text.ends_with('a') && pair[1].text == "b");
+    }
+}

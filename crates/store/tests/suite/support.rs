@@ -1,0 +1,115 @@
+use std::path::Path;
+use std::sync::Arc;
+
+use pizza_store::{
+    Clock, FileChange, ManualClock, NewMessage, NewThread, Role, StepCommit, Store, StoreOptions,
+    Thread,
+};
+use serde_json::json;
+use sqlx::{Connection, SqliteConnection};
+use tempfile::TempDir;
+
+pub(crate) const T0: i64 = 1_700_000_000_000;
+
+pub(crate) struct TestStore {
+    pub(crate) dir: TempDir,
+    pub(crate) store: Store,
+    pub(crate) clock: Arc<ManualClock>,
+}
+
+pub(crate) async fn open() -> TestStore {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let store = open_at(dir.path(), clock.clone()).await;
+    TestStore { dir, store, clock }
+}
+
+pub(crate) async fn open_at(dir: &Path, clock: Arc<dyn Clock>) -> Store {
+    Store::open_with(
+        dir,
+        StoreOptions {
+            clock,
+            ..StoreOptions::default()
+        },
+    )
+    .await
+    .unwrap()
+}
+
+pub(crate) fn content(text: &str) -> serde_json::Value {
+    json!([{ "type": "text", "text": text }])
+}
+
+pub(crate) fn user(text: &str) -> NewMessage {
+    NewMessage::new(Role::User, content(text), text)
+}
+
+pub(crate) fn assistant(text: &str) -> NewMessage {
+    NewMessage::new(Role::Assistant, content(text), text)
+}
+
+pub(crate) fn calls(ids: &[&str]) -> NewMessage {
+    NewMessage::new(
+        Role::Assistant,
+        json!([{ "type": "tool_calls", "ids": ids }]),
+        "",
+    )
+    .with_tool_calls(ids.iter().copied())
+}
+
+pub(crate) fn tool(call: &str, text: &str) -> NewMessage {
+    NewMessage::new(Role::Tool, content(text), text).answering(call)
+}
+
+pub(crate) fn step(messages: Vec<NewMessage>) -> StepCommit {
+    StepCommit {
+        messages,
+        ..StepCommit::default()
+    }
+}
+
+pub(crate) fn step_with_files(messages: Vec<NewMessage>, files: Vec<FileChange>) -> StepCommit {
+    StepCommit {
+        messages,
+        files,
+        ..StepCommit::default()
+    }
+}
+
+pub(crate) async fn new_thread(store: &Store) -> Thread {
+    store.create_thread(NewThread::default()).await.unwrap()
+}
+
+/// Row counts of every table, to prove a refused call wrote nothing.
+pub(crate) async fn row_counts(dir: &Path) -> Vec<(String, i64)> {
+    let url = format!("sqlite://{}", dir.join(pizza_store::DB_FILE_NAME).display());
+    let mut conn = SqliteConnection::connect(&url).await.unwrap();
+    let mut out = Vec::new();
+    for table in [
+        "folders",
+        "threads",
+        "messages",
+        "messages_fts",
+        "checkpoints",
+        "thread_files",
+        "runs",
+        "activity",
+        "settings",
+    ] {
+        let n: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}"))
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        out.push((table.to_owned(), n));
+    }
+    let threads: Vec<(String, i64, String)> =
+        sqlx::query_as("SELECT id, last_activity_at, preview FROM threads ORDER BY id")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    for (id, at, preview) in threads {
+        out.push((format!("{id}:{preview}"), at));
+    }
+    conn.close().await.unwrap();
+    out
+}

@@ -1,0 +1,5 @@
+//! Dev-only helpers shared by the workspace's tests. Never a dependency of
+//! shipping code.
+
+pub mod data_root;
+pub mod mock_provider;

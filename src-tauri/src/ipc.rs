@@ -1,0 +1,187 @@
+//! Command dispatch: one typed adapter per protocol command, looked up by name.
+//!
+//! Every command goes through [`CommandRegistry::dispatch`], so unknown names
+//! and malformed params come back to the UI as an `INVALID_INPUT` [`ApiError`]
+//! rather than a Tauri string error.
+
+use pizza_host::Host;
+use pizza_protocol::{ApiError, Command};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+type Reply = Pin<Box<dyn Future<Output = Result<Value, ApiError>> + Send>>;
+type Handler = Arc<dyn Fn(Host, Value) -> Reply + Send + Sync>;
+
+/// What the commands run against: the host, or the reason it could not open.
+#[derive(Debug, Clone)]
+pub(crate) enum HostSlot {
+    Ready(Host),
+    /// Startup failed; every command answers this error so the window can
+    /// explain what happened instead of showing a broken app.
+    Failed(ApiError),
+}
+
+#[derive(Clone, Default)]
+pub struct CommandRegistry {
+    handlers: HashMap<&'static str, Handler>,
+}
+
+impl std::fmt::Debug for CommandRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandRegistry")
+            .field("commands", &self.names())
+            .finish()
+    }
+}
+
+impl CommandRegistry {
+    /// Every command the app serves.
+    pub fn new() -> Self {
+        let mut registry = Self::default();
+        crate::commands::register_all(&mut registry);
+        registry
+    }
+
+    /// Registers the adapter for `C`. Registering a command twice is a bug.
+    pub(crate) fn register<C, F, Fut>(&mut self, handler: F)
+    where
+        C: Command,
+        F: Fn(Host, C::Params) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<C::Response, ApiError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        let erased: Handler = Arc::new(move |host, raw| {
+            let handler = Arc::clone(&handler);
+            Box::pin(async move {
+                let params = parse_params::<C>(raw)?;
+                let response = handler(host, params).await?;
+                serde_json::to_value(response).map_err(|e| {
+                    ApiError::general(format!("Could not encode the answer to {}.", C::NAME))
+                        .with_details(e.to_string())
+                })
+            })
+        });
+        let previous = self.handlers.insert(C::NAME, erased);
+        debug_assert!(previous.is_none(), "{} registered twice", C::NAME);
+    }
+
+    pub fn names(&self) -> BTreeSet<&'static str> {
+        self.handlers.keys().copied().collect()
+    }
+
+    pub(crate) async fn dispatch(&self, slot: &HostSlot, name: &str, raw: Value) -> Result<Value, ApiError> {
+        let Some(handler) = self.handlers.get(name) else {
+            return Err(ApiError::invalid_input(format!("Unknown command “{name}”.")));
+        };
+        match slot {
+            HostSlot::Ready(host) => handler(host.clone(), raw).await,
+            HostSlot::Failed(error) => Err(error.clone()),
+        }
+    }
+}
+
+fn parse_params<C: Command>(raw: Value) -> Result<C::Params, ApiError> {
+    // Tauri sends `{}` for a call without arguments; treat null the same way.
+    let raw = if raw.is_null() { Value::Object(Default::default()) } else { raw };
+    serde_json::from_value(raw).map_err(|e| {
+        ApiError::invalid_input(format!("The request for {} is malformed.", C::NAME))
+            .with_details(e.to_string())
+    })
+}
+
+/// The Tauri invoke handler: decodes the call and answers through the registry.
+pub(crate) fn invoke_handler<R: tauri::Runtime>(
+    registry: CommandRegistry,
+    slot: HostSlot,
+) -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+    let registry = Arc::new(registry);
+    move |invoke| {
+        let name = invoke.message.command().to_owned();
+        let raw = match invoke.message.payload() {
+            tauri::ipc::InvokeBody::Json(value) => Ok(value.clone()),
+            tauri::ipc::InvokeBody::Raw(_) => Err(ApiError::invalid_input(format!(
+                "The request for {name} must be JSON."
+            ))),
+        };
+        let registry = Arc::clone(&registry);
+        let slot = slot.clone();
+        invoke.resolver.respond_async(async move {
+            let result = match raw {
+                Ok(raw) => registry.dispatch(&slot, &name, raw).await,
+                Err(error) => Err(error),
+            };
+            result.map_err(|error| {
+                tracing::debug!(command = %name, code = %error.code, "command failed");
+                tauri::ipc::InvokeError::from(error)
+            })
+        });
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pizza_protocol::{COMMANDS, ErrorCode};
+    use pizza_test_support::data_root::TempDataRoot;
+
+    #[test]
+    fn registered_commands_are_exactly_the_declared_ones() {
+        let declared: BTreeSet<&str> = COMMANDS.iter().copied().collect();
+        assert_eq!(CommandRegistry::new().names(), declared);
+    }
+
+    async fn ready_slot(root: &TempDataRoot) -> HostSlot {
+        let data_root = pizza_host::DataRoot::prepare(root.path()).unwrap();
+        HostSlot::Ready(Host::open(data_root).await.unwrap())
+    }
+
+    #[tokio::test]
+    async fn unknown_commands_and_malformed_params_are_invalid_input() {
+        let root = TempDataRoot::new().unwrap();
+        let slot = ready_slot(&root).await;
+        let registry = CommandRegistry::new();
+
+        let unknown = registry.dispatch(&slot, "thread_explode", Value::Null).await.unwrap_err();
+        assert_eq!(unknown.code, ErrorCode::InvalidInput);
+
+        let malformed = registry
+            .dispatch(&slot, "settings_update", serde_json::json!({"theme": "neon"}))
+            .await
+            .unwrap_err();
+        assert_eq!(malformed.code, ErrorCode::InvalidInput);
+        let not_an_object = registry
+            .dispatch(&slot, "settings_update", serde_json::json!([1, 2]))
+            .await
+            .unwrap_err();
+        assert_eq!(not_an_object.code, ErrorCode::InvalidInput);
+
+        // Nothing was written by the refused update.
+        let settings = registry.dispatch(&slot, "settings_get", Value::Null).await.unwrap();
+        assert_eq!(settings["theme"], "system");
+    }
+
+    #[tokio::test]
+    async fn commands_round_trip_through_json() {
+        let root = TempDataRoot::new().unwrap();
+        let slot = ready_slot(&root).await;
+        let registry = CommandRegistry::new();
+        let updated = registry
+            .dispatch(&slot, "settings_update", serde_json::json!({"theme": "dark"}))
+            .await
+            .unwrap();
+        assert_eq!(updated["theme"], "dark");
+        let info = registry.dispatch(&slot, "app_info", serde_json::json!({})).await.unwrap();
+        assert_eq!(info["name"], "Pizza Bot");
+    }
+
+    #[tokio::test]
+    async fn a_failed_startup_answers_every_command_with_its_reason() {
+        let slot = HostSlot::Failed(ApiError::general("The data folder /x cannot be used."));
+        let error = CommandRegistry::new().dispatch(&slot, "app_info", Value::Null).await.unwrap_err();
+        assert_eq!(error.message, "The data folder /x cannot be used.");
+    }
+}

@@ -1,0 +1,263 @@
+//! Starts WebKitWebDriver with the app and an isolated data root, and always
+//! cleans up: the driver runs in its own process group, killed on drop.
+
+use anyhow::{Context, Result, bail};
+use fantoccini::{Client, ClientBuilder, Locator, elements::Element};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long to wait for the WASM app to mount or a change to show.
+const UI_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Everything one test's app keeps: HOME, XDG dirs and the data root.
+#[derive(Debug)]
+pub(crate) struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub(crate) fn new() -> Result<Self> {
+        Ok(Self {
+            dir: tempfile::Builder::new().prefix("pizza-e2e-").tempdir()?,
+        })
+    }
+
+    pub(crate) fn data_root(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Options for one app launch.
+#[derive(Debug, Default)]
+pub(crate) struct Launch {
+    /// Overrides the data root (e.g. to make it unusable).
+    pub(crate) data_root: Option<PathBuf>,
+}
+
+/// A running app with a WebDriver session on its main window.
+#[derive(Debug)]
+pub(crate) struct App {
+    pub(crate) client: Client,
+    driver: Child,
+    name: String,
+}
+
+impl App {
+    pub(crate) async fn start(sandbox: &Sandbox, name: &str) -> Result<Self> {
+        Self::start_with(sandbox, name, Launch::default()).await
+    }
+
+    pub(crate) async fn start_with(sandbox: &Sandbox, name: &str, launch: Launch) -> Result<Self> {
+        let binary = app_binary()?;
+        let port = free_port()?;
+        let home = sandbox.path().join("home");
+        let runtime_dir = sandbox.path().join("runtime");
+        for dir in [&home, &runtime_dir] {
+            std::fs::create_dir_all(dir)?;
+        }
+        set_private(&runtime_dir)?;
+        let data_root = launch.data_root.unwrap_or_else(|| sandbox.data_root());
+
+        let mut command = Command::new("WebKitWebDriver");
+        command
+            .arg(format!("--port={port}"))
+            // The browser binary inherits the driver's environment.
+            .env("TAURI_WEBVIEW_AUTOMATION", "true")
+            .env("PIZZA_DATA_ROOT", &data_root)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_DATA_HOME", home.join(".local/share"))
+            .env("XDG_CACHE_HOME", home.join(".cache"))
+            .env("XDG_RUNTIME_DIR", &runtime_dir)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let driver = command
+            .spawn()
+            .context("starting WebKitWebDriver (package webkit2gtk-driver)")?;
+        let mut app = DriverGuard(Some(driver));
+
+        let capabilities = serde_json::json!({
+            "webkitgtk:browserOptions": { "binary": binary, "args": [] }
+        });
+        let capabilities = match capabilities {
+            serde_json::Value::Object(map) => map,
+            _ => bail!("capabilities must be an object"),
+        };
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + UI_TIMEOUT;
+        let client = loop {
+            match ClientBuilder::native()
+                .capabilities(capabilities.clone())
+                .connect(&url)
+                .await
+            {
+                Ok(client) => break client,
+                Err(error) if Instant::now() < deadline => {
+                    let _ = error;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(error) => return Err(error).context("connecting to WebKitWebDriver"),
+            }
+        };
+        Ok(Self {
+            client,
+            driver: app.take(),
+            name: name.to_owned(),
+        })
+    }
+
+    /// Waits for an element matching `css`.
+    pub(crate) async fn find(&self, css: &str) -> Result<Element> {
+        self.client
+            .wait()
+            .at_most(UI_TIMEOUT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for `{css}`"))
+    }
+
+    pub(crate) async fn click(&self, css: &str) -> Result<()> {
+        self.find(css).await?.click().await.with_context(|| format!("clicking `{css}`"))
+    }
+
+    pub(crate) async fn text(&self, css: &str) -> Result<String> {
+        Ok(self.find(css).await?.text().await?)
+    }
+
+    /// Evaluates `script` (a function body) in the page.
+    pub(crate) async fn eval(&self, script: &str) -> Result<serde_json::Value> {
+        Ok(self.client.execute(script, vec![]).await?)
+    }
+
+    /// Polls `script` until it returns `expected` or the timeout passes.
+    pub(crate) async fn wait_for_value(&self, script: &str, expected: &serde_json::Value) -> Result<()> {
+        let deadline = Instant::now() + UI_TIMEOUT;
+        loop {
+            let value = self.eval(script).await?;
+            if &value == expected {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                bail!("`{script}` returned {value}, expected {expected}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Saves a screenshot next to the build output, for a failed test.
+    pub(crate) async fn screenshot(&self, label: &str) {
+        let Ok(png) = self.client.screenshot().await else { return };
+        let dir = artifacts_dir();
+        if std::fs::create_dir_all(&dir).is_ok() {
+            let path = dir.join(format!("{}-{label}.png", self.name));
+            if std::fs::write(&path, png).is_ok() {
+                eprintln!("screenshot saved: {}", path.display());
+            }
+        }
+    }
+
+    /// Ends the session (the app exits) and stops the driver.
+    pub(crate) async fn stop(mut self) -> Result<()> {
+        let result = self.client.clone().close().await;
+        kill_group(&mut self.driver);
+        result.context("closing the WebDriver session")
+    }
+
+    /// Runs `body`; on failure takes a screenshot. Always stops the app.
+    pub(crate) async fn run<F>(self, body: F) -> Result<()>
+    where
+        F: AsyncFnOnce(&App) -> Result<()>,
+    {
+        let outcome = body(&self).await;
+        if outcome.is_err() {
+            self.screenshot("failure").await;
+        }
+        let stopped = self.stop().await;
+        outcome.and(stopped)
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        kill_group(&mut self.driver);
+    }
+}
+
+/// Kills the driver if startup fails before an [`App`] owns it.
+struct DriverGuard(Option<Child>);
+
+impl DriverGuard {
+    fn take(&mut self) -> Child {
+        match self.0.take() {
+            Some(child) => child,
+            None => unreachable!("driver taken twice"),
+        }
+    }
+}
+
+impl Drop for DriverGuard {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.as_mut() {
+            kill_group(child);
+        }
+    }
+}
+
+/// The driver starts the app as its child: kill the whole group so no app
+/// outlives its test.
+fn kill_group(child: &mut Child) {
+    if let Ok(None) = child.try_wait() {
+        // Through the syscall, not `kill(1)`: procps-ng 4.0's `kill -KILL -PGID`
+        // has been seen to signal far more than the group.
+        if let Ok(pid) = i32::try_from(child.id())
+            && pid > 1
+        {
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+        }
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+}
+
+fn app_binary() -> Result<PathBuf> {
+    let Some(path) = std::env::var_os("PIZZA_APP_BIN") else {
+        bail!("PIZZA_APP_BIN is not set: run the end-to-end tests with `cargo xtask test`");
+    };
+    let path = PathBuf::from(path);
+    if !path.is_file() {
+        bail!("PIZZA_APP_BIN={} is not a file; build it with `cargo build -p pizza-bot`", path.display());
+    }
+    if std::env::var_os("DISPLAY").is_none() {
+        bail!("no DISPLAY: run the end-to-end tests with `cargo xtask test` (it starts Xvfb)");
+    }
+    Ok(path)
+}
+
+fn artifacts_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.e2e-artifacts")
+}
+
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn set_private(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,6 @@
+//! End-to-end tests: the real app in a real WebKitGTK webview, driven over
+//! WebDriver. `cargo xtask test` builds the app and provides the display and
+//! session bus; run alone, these tests fail (never skip) when they can't start.
+
+mod harness;
+mod shell;

@@ -1,0 +1,96 @@
+//! The window's frame, Settings › About, the theme and startup failures.
+
+use crate::harness::{App, Launch, Sandbox};
+use anyhow::{Result, ensure};
+use serde_json::json;
+
+const THEME: &str = "return document.documentElement.getAttribute('data-theme')";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    let app = App::start(&sandbox, "shell").await?;
+    app.run(async |app| {
+        app.find(".rail").await?;
+        app.find(".sidebar").await?;
+        app.find(".statusbar").await?;
+        app.find("[data-testid=inbox-empty]").await?;
+        let title = app.client.title().await?;
+        ensure!(title == "Pizza Bot", "window title {title:?}");
+
+        app.click("[data-testid=rail-settings]").await?;
+        app.click("[data-testid=settings-about]").await?;
+        let version = app.text("[data-testid=about-version]").await?;
+        ensure!(version == env!("CARGO_PKG_VERSION"), "About shows version {version:?}");
+        let root = app.text("[data-testid=about-data-root]").await?;
+        ensure!(
+            root == sandbox.data_root().display().to_string(),
+            "About shows data root {root:?}"
+        );
+
+        // Unknown commands and malformed params from the page are ApiErrors.
+        for (command, args) in [("thread_explode", "{}"), ("settings_update", "{\"theme\": 7}")] {
+            let script = format!(
+                "const done = arguments[arguments.length - 1];
+                 window.__TAURI_INTERNALS__.invoke('{command}', {args})
+                   .then(() => done('resolved'), (e) => done(e && e.code));"
+            );
+            let code = app.client.execute_async(&script, vec![]).await?;
+            ensure!(code == json!("INVALID_INPUT"), "{command} answered {code}");
+        }
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_theme_changes_and_survives_a_restart() -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    let app = App::start(&sandbox, "theme").await?;
+    app.run(async |app| {
+        app.find(".shell").await?;
+        app.wait_for_value(THEME, &json!("system")).await?;
+        app.click("[data-testid=rail-settings]").await?;
+        app.click("[data-testid=theme-dark]").await?;
+        app.wait_for_value(THEME, &json!("dark")).await?;
+        app.find(".saved").await?;
+        Ok(())
+    })
+    .await?;
+
+    let app = App::start(&sandbox, "theme-restart").await?;
+    app.run(async |app| {
+        app.find(".shell").await?;
+        app.wait_for_value(THEME, &json!("dark")).await?;
+        // Back to light, through the keyboard shortcut to Settings.
+        app.eval(
+            "document.dispatchEvent(new KeyboardEvent('keydown', {key: ',', ctrlKey: true, bubbles: true})); return true",
+        )
+        .await?;
+        app.click("[data-testid=theme-light]").await?;
+        app.wait_for_value(THEME, &json!("light")).await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unusable_data_root_is_explained_in_the_window() -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    // Below a regular file: unusable even for root.
+    std::fs::write(sandbox.path().join("not-a-folder"), b"")?;
+    let bad_root = sandbox.path().join("not-a-folder").join("data");
+    let launch = Launch {
+        data_root: Some(bad_root.clone()),
+    };
+    let app = App::start_with(&sandbox, "bad-root", launch).await?;
+    app.run(async |app| {
+        let message = app.text("[data-testid=startup-error]").await?;
+        ensure!(
+            message.contains(&bad_root.display().to_string()) && message.contains("Not a directory"),
+            "startup error names the path and reason: {message:?}"
+        );
+        Ok(())
+    })
+    .await
+}

@@ -1,0 +1,1 @@
+//! Cross-crate scenarios and end-to-end tests live in this crate's test targets.

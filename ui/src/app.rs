@@ -1,0 +1,57 @@
+//! The root component: loads the app state and picks the shell or the
+//! startup-failure screen.
+
+use crate::ipc::invoke;
+use crate::shell::Shell;
+use crate::theme;
+use leptos::prelude::*;
+use pizza_protocol::{AppInfo, AppInfoParams, Settings, SettingsGetParams, cmd};
+
+/// State shared by every screen, provided as context.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AppState {
+    pub(crate) info: RwSignal<Option<AppInfo>>,
+    pub(crate) settings: RwSignal<Settings>,
+}
+
+#[component]
+pub(crate) fn App() -> impl IntoView {
+    let state = AppState {
+        info: RwSignal::new(None),
+        settings: RwSignal::new(Settings::default()),
+    };
+    provide_context(state);
+    let startup_error = RwSignal::new(None::<String>);
+
+    leptos::task::spawn_local(async move {
+        match invoke::<cmd::AppInfo>(&AppInfoParams {}).await {
+            Ok(info) => state.info.set(Some(info)),
+            Err(error) => {
+                startup_error.set(Some(error.message));
+                return;
+            }
+        }
+        if let Ok(settings) = invoke::<cmd::SettingsGet>(&SettingsGetParams {}).await {
+            theme::apply(settings.theme);
+            state.settings.set(settings);
+        }
+    });
+
+    view! {
+        {move || match startup_error.get() {
+            Some(message) => view! { <StartupFailed message /> }.into_any(),
+            None => view! { <Shell /> }.into_any(),
+        }}
+    }
+}
+
+#[component]
+fn StartupFailed(message: String) -> impl IntoView {
+    view! {
+        <main class="startup-failed" role="alert">
+            <h1>"Pizza Bot can’t start"</h1>
+            <p class="startup-failed__message" data-testid="startup-error">{message}</p>
+            <p class="muted">"Fix the problem above, then open Pizza Bot again. Close this window to quit."</p>
+        </main>
+    }
+}

@@ -1,0 +1,19 @@
+//! The Pizza Bot window: a Leptos client-side app. It talks to the host only
+//! through the typed commands of `pizza-protocol` (see [`ipc::invoke`]).
+
+// Leptos' `#[component]` emits `pub` props structs inside private modules.
+#![allow(unreachable_pub)]
+
+mod app;
+mod ipc;
+mod keys;
+mod screens;
+mod shell;
+mod theme;
+
+use wasm_bindgen::prelude::wasm_bindgen;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    leptos::mount::mount_to_body(app::App);
+}

@@ -1,0 +1,137 @@
+//! The window's frame: rail, sidebar, main pane and status bar.
+
+use crate::app::AppState;
+use crate::keys::{Shortcut, shortcut};
+use crate::screens::{inbox::InboxPane, inbox::InboxSidebar, settings::SettingsPane, settings::SettingsSidebar};
+use leptos::prelude::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Screen {
+    Inbox,
+    Settings,
+}
+
+#[component]
+pub(crate) fn Shell() -> impl IntoView {
+    let screen = RwSignal::new(Screen::Inbox);
+    let help_open = RwSignal::new(false);
+    crate::screens::settings::provide_section_state();
+
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && help_open.get_untracked() {
+            help_open.set(false);
+            return;
+        }
+        let Some(action) = shortcut(&ev) else { return };
+        ev.prevent_default();
+        match action {
+            Shortcut::Settings => screen.set(Screen::Settings),
+            Shortcut::Inbox => screen.set(Screen::Inbox),
+            Shortcut::Help => help_open.update(|open| *open = !*open),
+        }
+    });
+    on_cleanup(move || handle.remove());
+
+    view! {
+        <div class="shell">
+            <Rail screen />
+            <aside class="sidebar" aria-label="Sidebar">
+                {move || match screen.get() {
+                    Screen::Inbox => view! { <InboxSidebar /> }.into_any(),
+                    Screen::Settings => view! { <SettingsSidebar /> }.into_any(),
+                }}
+            </aside>
+            <main class="pane" id="main">
+                {move || match screen.get() {
+                    Screen::Inbox => view! { <InboxPane /> }.into_any(),
+                    Screen::Settings => view! { <SettingsPane /> }.into_any(),
+                }}
+            </main>
+            <StatusBar help_open />
+            <Show when=move || help_open.get()>
+                <ShortcutHelp help_open />
+            </Show>
+        </div>
+    }
+}
+
+#[component]
+fn Rail(screen: RwSignal<Screen>) -> impl IntoView {
+    let item = move |target: Screen, label: &'static str, glyph: &'static str, testid: &'static str| {
+        view! {
+            <button
+                class="rail__item"
+                class:rail__item--active=move || screen.get() == target
+                aria-current=move || (screen.get() == target).then_some("page")
+                title=label
+                aria-label=label
+                data-testid=testid
+                on:click=move |_| screen.set(target)
+            >
+                <span aria-hidden="true">{glyph}</span>
+            </button>
+        }
+    };
+    // Not built yet: shown so the shape of the app is clear, but disabled.
+    let later = |label: &'static str, glyph: &'static str| {
+        view! {
+            <button class="rail__item" disabled title=format!("{label} — not available yet") aria-label=label>
+                <span aria-hidden="true">{glyph}</span>
+            </button>
+        }
+    };
+    view! {
+        <nav class="rail" aria-label="Sections">
+            {item(Screen::Inbox, "Inbox", "⌂", "rail-inbox")}
+            {later("Skills", "✦")}
+            {later("MCP", "⛓")}
+            {later("Automations", "⏰")}
+            <div class="rail__spacer"></div>
+            {item(Screen::Settings, "Settings", "⚙", "rail-settings")}
+        </nav>
+    }
+}
+
+#[component]
+fn StatusBar(help_open: RwSignal<bool>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let version = move || {
+        state
+            .info
+            .get()
+            .map(|info| format!("Pizza Bot {}", info.version))
+            .unwrap_or_default()
+    };
+    view! {
+        <footer class="statusbar">
+            <span class="statusbar__item muted">{version}</span>
+            <span class="statusbar__spacer"></span>
+            <button class="statusbar__item link" on:click=move |_| help_open.update(|o| *o = !*o)>
+                "? Shortcuts"
+            </button>
+        </footer>
+    }
+}
+
+#[component]
+fn ShortcutHelp(help_open: RwSignal<bool>) -> impl IntoView {
+    let rows = [
+        ("Ctrl/⌘ 1", "Inbox"),
+        ("Ctrl/⌘ ,", "Settings"),
+        ("Ctrl/⌘ /", "Show or hide this list"),
+        ("Esc", "Close"),
+    ];
+    view! {
+        <div class="overlay" role="dialog" aria-label="Keyboard shortcuts" on:click=move |_| help_open.set(false)>
+            <div class="overlay__card" on:click=|ev| ev.stop_propagation()>
+                <h2>"Keyboard shortcuts"</h2>
+                <dl class="shortcuts">
+                    {rows
+                        .into_iter()
+                        .map(|(keys, what)| view! { <dt><kbd>{keys}</kbd></dt><dd>{what}</dd> })
+                        .collect_view()}
+                </dl>
+            </div>
+        </div>
+    }
+}

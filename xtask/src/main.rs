@@ -1,0 +1,71 @@
+//! `cargo xtask <command>`: the project's setup, build and test entry points.
+//!
+//! - `run`   installs what is missing, builds the UI and the app, starts it.
+//! - `test`  installs what is missing and runs the whole suite: fmt, clippy,
+//!   the wasm32 build, unit and integration tests, end-to-end tests under Xvfb.
+//! - `ui`    builds the UI into `ui/dist` only.
+//! - `deb`   bundles a `.deb` offline (needs npm for the Tauri CLI).
+
+mod deb;
+mod services;
+mod setup;
+mod step;
+mod test;
+mod ui;
+
+use anyhow::{Result, bail};
+use std::path::PathBuf;
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let command = args.next().unwrap_or_default();
+    let rest: Vec<String> = args.collect();
+    match command.as_str() {
+        "run" => {
+            setup::ensure(setup::Purpose::Run)?;
+            ui::build()?;
+            step::cargo(&["build", "-p", "pizza-bot"])?;
+            let app = target_dir()?.join("debug").join("pizza-bot");
+            step::run(std::process::Command::new(app).args(&rest))
+        }
+        "test" => test::all(&rest),
+        "setup" => setup::ensure(setup::Purpose::Test),
+        "ui" => ui::build(),
+        "deb" => deb::bundle(),
+        _ => bail!(
+            "usage: cargo xtask <run|test|ui|deb|setup>\n  run   set up, build and start the app\n  test  set up and run the whole test suite (test --no-e2e skips the window tests)"
+        ),
+    }
+}
+
+/// The workspace root (this crate's parent).
+pub(crate) fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+}
+
+/// Where cargo puts build output, honouring `CARGO_TARGET_DIR` and config.
+pub(crate) fn target_dir() -> Result<PathBuf> {
+    let output = std::process::Command::new(step::cargo_bin())
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(workspace_root())
+        .output()?;
+    if !output.status.success() {
+        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    match meta["target_directory"].as_str() {
+        Some(dir) => Ok(PathBuf::from(dir)),
+        None => bail!("cargo metadata has no target_directory"),
+    }
+}

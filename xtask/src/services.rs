@@ -1,0 +1,48 @@
+//! Services the end-to-end tests need that a headless machine lacks: a display.
+
+use anyhow::{Context, Result, bail};
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+
+/// A private X server, stopped on drop.
+#[derive(Debug)]
+pub(crate) struct Xvfb {
+    child: Child,
+    pub(crate) display: String,
+}
+
+impl Xvfb {
+    pub(crate) fn start() -> Result<Self> {
+        // -displayfd: Xvfb picks a free display and writes its number when ready,
+        // so there is no guessing and no sleeping.
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting Xvfb (is the xvfb package installed?)")?;
+        let mut number = String::new();
+        let mut byte = [0u8; 1];
+        if let Some(stdout) = child.stdout.as_mut() {
+            while stdout.read(&mut byte)? == 1 && byte[0] != b'\n' {
+                number.push(char::from(byte[0]));
+            }
+        }
+        let number = number.trim().to_owned();
+        if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit()) {
+            let _ = child.kill();
+            bail!("Xvfb did not report a display");
+        }
+        Ok(Self {
+            child,
+            display: format!(":{number}"),
+        })
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
