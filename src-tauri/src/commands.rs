@@ -2,11 +2,17 @@
 //! forwards to the host; behaviour lives in `pizza-host`.
 
 mod app;
+mod folders;
+mod providers;
 mod settings;
+mod threads;
 
 use crate::ipc::CommandRegistry;
 
 pub(crate) fn register_all(registry: &mut CommandRegistry) {
     app::register(registry);
     settings::register(registry);
+    threads::register(registry);
+    folders::register(registry);
+    providers::register(registry);
 }

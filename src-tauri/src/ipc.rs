@@ -136,7 +136,7 @@ mod tests {
 
     async fn ready_slot(root: &TempDataRoot) -> HostSlot {
         let data_root = pizza_host::DataRoot::prepare(root.path()).unwrap();
-        HostSlot::Ready(Host::open(data_root).await.unwrap())
+        HostSlot::Ready(Host::open(data_root, pizza_host::HostOptions::default()).await.unwrap())
     }
 
     #[tokio::test]

@@ -4,13 +4,16 @@
 
 mod commands;
 mod data_root;
+mod events;
 mod ipc;
+mod keychain;
 mod logging;
 mod startup;
 
 use std::process::ExitCode;
 
 pub use ipc::CommandRegistry;
+pub use keychain::{KEYCHAIN_SERVICE, KeychainSecrets};
 
 /// Runs the app until the user quits; the exit code reports startup failures.
 pub fn run() -> ExitCode {

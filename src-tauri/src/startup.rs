@@ -2,7 +2,7 @@
 
 use crate::ipc::{CommandRegistry, HostSlot};
 use crate::{data_root, logging};
-use pizza_host::{DataRoot, Host};
+use pizza_host::{DataRoot, Host, HostOptions};
 use pizza_protocol::ApiError;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
@@ -26,6 +26,10 @@ pub(crate) fn run() -> ExitCode {
         }
     };
     let failed = matches!(slot, HostSlot::Failed(_));
+    let host = match &slot {
+        HostSlot::Ready(host) => Some(host.clone()),
+        HostSlot::Failed(_) => None,
+    };
 
     let mut builder = tauri::Builder::default();
     if let Some(key) = instance_key {
@@ -37,6 +41,7 @@ pub(crate) fn run() -> ExitCode {
         );
     }
     let app = builder
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(crate::ipc::invoke_handler(CommandRegistry::new(), slot))
         .build(tauri::generate_context!("../tauri.conf.json"));
     let app = match app {
@@ -47,7 +52,14 @@ pub(crate) fn run() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(host) = &host {
+        crate::events::forward(app.handle().clone(), host);
+    }
     let code = app.run_return(|_app, _event| {});
+    if let Some(host) = host {
+        // Checkpoint the WAL and release the database before the process ends.
+        tauri::async_runtime::block_on(host.close());
+    }
     tracing::info!(code, "exiting");
     if failed {
         ExitCode::from(EXIT_STARTUP_FAILED)
@@ -63,8 +75,13 @@ fn open_host() -> Result<(Host, logging::LogGuard), String> {
     let data_root = DataRoot::prepare(path).map_err(|e| e.to_string())?;
     let guard = logging::init(&data_root.logs_dir());
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "starting Pizza Bot");
-    let host = tauri::async_runtime::block_on(Host::open(data_root)).map_err(|e| e.to_string())?;
+    let host = tauri::async_runtime::block_on(Host::open(data_root, host_options())).map_err(|e| e.to_string())?;
     Ok((host, guard))
+}
+
+/// The OS services the host gets: provider secrets in the real keychain.
+fn host_options() -> HostOptions {
+    HostOptions::default().with_secrets(std::sync::Arc::new(crate::keychain::KeychainSecrets::default()))
 }
 
 /// One running instance per data root: a second launch on the same root

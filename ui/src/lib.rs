@@ -5,7 +5,9 @@
 #![allow(unreachable_pub)]
 
 mod app;
+mod events;
 mod ipc;
+mod markdown;
 mod keys;
 mod screens;
 mod shell;

@@ -2,7 +2,9 @@
 
 use crate::app::AppState;
 use crate::keys::{Shortcut, shortcut};
-use crate::screens::{inbox::InboxPane, inbox::InboxSidebar, settings::SettingsPane, settings::SettingsSidebar};
+use crate::screens::inbox::{self, ConfirmDialog, InboxPane, InboxSidebar, state::Inbox};
+use crate::screens::settings::{SettingsPane, SettingsSidebar};
+use pizza_protocol::AppEvent;
 use leptos::prelude::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +18,10 @@ pub(crate) fn Shell() -> impl IntoView {
     let screen = RwSignal::new(Screen::Inbox);
     let help_open = RwSignal::new(false);
     crate::screens::settings::provide_section_state();
+    let inbox = Inbox::new();
+    provide_context(inbox);
+    inbox.start_sync();
+    crate::events::listen(AppEvent::THREADS_CHANGED, move |_| inbox.changed());
 
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.key() == "Escape" && help_open.get_untracked() {
@@ -26,8 +32,29 @@ pub(crate) fn Shell() -> impl IntoView {
         ev.prevent_default();
         match action {
             Shortcut::Settings => screen.set(Screen::Settings),
-            Shortcut::Inbox => screen.set(Screen::Inbox),
             Shortcut::Help => help_open.update(|open| *open = !*open),
+            Shortcut::NewThread => {
+                screen.set(Screen::Inbox);
+                inbox::new_thread(inbox);
+            }
+            Shortcut::Search => {
+                screen.set(Screen::Inbox);
+                inbox.focus_search.update(|n| *n += 1);
+            }
+            Shortcut::OpenThread(index) => {
+                screen.set(Screen::Inbox);
+                if let Some(thread) = inbox.threads.with_untracked(|t| t.get(index).cloned()) {
+                    inbox.open(thread.id, None);
+                }
+            }
+            Shortcut::DeleteThread => {
+                if screen.get_untracked() == Screen::Inbox
+                    && let Some(id) = inbox.selected.get_untracked()
+                {
+                    let title = inbox.thread(&id).map(|t| t.title).unwrap_or_default();
+                    inbox::confirm_delete(inbox, id, title);
+                }
+            }
         }
     });
     on_cleanup(move || handle.remove());
@@ -51,6 +78,7 @@ pub(crate) fn Shell() -> impl IntoView {
             <Show when=move || help_open.get()>
                 <ShortcutHelp help_open />
             </Show>
+            <ConfirmDialog />
         </div>
     }
 }
@@ -116,10 +144,13 @@ fn StatusBar(help_open: RwSignal<bool>) -> impl IntoView {
 #[component]
 fn ShortcutHelp(help_open: RwSignal<bool>) -> impl IntoView {
     let rows = [
-        ("Ctrl/⌘ 1", "Inbox"),
+        ("Ctrl/⌘ N", "New thread"),
+        ("Ctrl/⌘ F", "Search messages"),
+        ("Ctrl/⌘ 1–9", "Open the n-th thread"),
+        ("Delete", "Delete the open thread (asks first)"),
         ("Ctrl/⌘ ,", "Settings"),
         ("Ctrl/⌘ /", "Show or hide this list"),
-        ("Esc", "Close"),
+        ("Esc", "Close, or leave a field"),
     ];
     view! {
         <div class="overlay" role="dialog" aria-label="Keyboard shortcuts" on:click=move |_| help_open.set(false)>

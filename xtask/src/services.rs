@@ -46,3 +46,27 @@ impl Drop for Xvfb {
         let _ = self.child.wait();
     }
 }
+
+/// A session bus configuration with no service directories, so nothing is
+/// auto-started behind the tests' backs (portals, a second keyring): tests
+/// start exactly the services they need.
+pub(crate) fn session_bus_config(target: &std::path::Path) -> Result<std::path::PathBuf> {
+    let path = target.join("test-session-bus.conf");
+    let config = r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"#;
+    std::fs::create_dir_all(target)?;
+    std::fs::write(&path, config)?;
+    Ok(path)
+}

@@ -1,6 +1,7 @@
 //! `cargo xtask test`: the whole suite, in the order that fails fastest.
 
-use crate::{services::Xvfb, setup, step, ui};
+use crate::services::{Xvfb, session_bus_config};
+use crate::{setup, step, ui};
 use anyhow::Result;
 use std::process::Command;
 use std::time::Instant;
@@ -11,8 +12,8 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
     setup::ensure(setup::Purpose::Test)?;
 
     step::cargo(&["fmt", "--all", "--check"])?;
-    // The contract crate must build for the webview; the UI build proves it
-    // again with everything that uses it.
+    // The contract crate must build for the webview on its own; the UI build
+    // proves it again with everything that uses it.
     step::cargo(&["check", "-p", "pizza-protocol", "--target", "wasm32-unknown-unknown"])?;
     ui::build()?;
     step::cargo(&[
@@ -37,24 +38,37 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
         "-D",
         "warnings",
     ])?;
-    step::cargo(&["test", "--workspace", "--exclude", "pizza-ui"])?;
 
-    if e2e {
+    // One `cargo test` for everything, inside a private session bus (single
+    // instance, notifications and the Secret Service talk D-Bus) and, for
+    // the window tests, a private X display.
+    let target = crate::target_dir()?;
+    let mut test_args = vec!["test", "--workspace", "--exclude", "pizza-ui"];
+    let mut command = Command::new("dbus-run-session");
+    let _display = if e2e {
         step::cargo(&["build", "-p", "pizza-bot"])?;
-        let app = crate::target_dir()?.join("debug").join("pizza-bot");
         let display = Xvfb::start()?;
         eprintln!("xtask: Xvfb on {}", display.display);
-        // A private session bus for everything the app talks D-Bus to
-        // (single instance, notifications, the Secret Service).
-        let mut command = Command::new("dbus-run-session");
         command
-            .args(["--", &step::cargo_bin(), "test", "-p", "pizza-tests", "--features", "e2e", "--test", "e2e"])
-            .current_dir(crate::workspace_root())
             .env("DISPLAY", &display.display)
-            .env("PIZZA_APP_BIN", &app)
-            .env_remove("WAYLAND_DISPLAY");
-        step::run(&mut command)?;
-    }
+            .env("PIZZA_APP_BIN", target.join("debug").join("pizza-bot"));
+        test_args.extend(["--features", "pizza-tests/e2e"]);
+        Some(display)
+    } else {
+        None
+    };
+    let bus_config = session_bus_config(&target)?;
+    command
+        .arg(format!("--config-file={}", bus_config.display()))
+        .arg("--")
+        .arg(step::cargo_bin())
+        .args(&test_args)
+        .current_dir(crate::workspace_root())
+        // No accessibility bus on the private session: keep GTK quiet about it.
+        .env("NO_AT_BRIDGE", "1")
+        .env_remove("WAYLAND_DISPLAY");
+    step::run(&mut command)?;
+
     eprintln!("\nxtask test: all passed in {:.0}s", started.elapsed().as_secs_f64());
     Ok(())
 }

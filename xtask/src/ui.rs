@@ -36,6 +36,7 @@ pub(crate) fn build() -> Result<()> {
         .input_path(&wasm)
         .web(true)?
         .typescript(false)
+        .omit_default_module_path(false)
         .generate(&staging)
         .with_context(|| format!("wasm-bindgen on {}", wasm.display()))?;
     for file in ["pizza_ui.js", "pizza_ui_bg.wasm"] {

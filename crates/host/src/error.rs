@@ -30,6 +30,8 @@ pub enum HostError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{}", sentence(.0))]
+    Store(#[from] pizza_store::Error),
 }
 
 impl From<HostError> for ApiError {
@@ -39,7 +41,38 @@ impl From<HostError> for ApiError {
             HostError::DataRootTooNew { .. } | HostError::DataRootDamaged { .. } => {
                 ErrorCode::Conflict
             }
+            HostError::Store(store) => store_code(store),
         };
-        ApiError::new(code, err.to_string())
+        let retryable = match &err {
+            HostError::Store(store) => store.is_retryable(),
+            _ => code.default_retryable(),
+        };
+        ApiError::new(code, err.to_string()).retryable(retryable)
     }
+}
+
+fn store_code(err: &pizza_store::Error) -> ErrorCode {
+    use pizza_store::Error as E;
+    match err {
+        E::NotFound { .. } => ErrorCode::NotFound,
+        E::Conflict(_) => ErrorCode::Conflict,
+        E::InvalidInput(_) => ErrorCode::InvalidInput,
+        E::NewerSchema { .. } => ErrorCode::Conflict,
+        E::Database(_) if err.is_retryable() => ErrorCode::ResourceInUse,
+        _ => ErrorCode::General,
+    }
+}
+
+/// The store speaks in lower-case clauses; the UI shows sentences.
+fn sentence(err: &pizza_store::Error) -> String {
+    let text = err.to_string();
+    let mut chars = text.chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return "The store failed.".to_owned(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
 }

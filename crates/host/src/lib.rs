@@ -2,17 +2,67 @@
 
 mod data_root;
 mod error;
+mod providers;
+mod secrets;
 mod settings;
+mod threads;
 
 pub use data_root::{DATA_VERSION, DataRoot};
 pub use error::{HostError, Result};
+pub use secrets::{NoSecretStore, SecretError, SecretStore};
 
-use pizza_protocol::{
-    ApiError, AppInfo, AppInfoParams, BuildProfile, PROTOCOL_VERSION, Settings, SettingsGetParams,
-    SettingsPatch,
-};
-use settings::SettingsFile;
+use pizza_protocol::{ApiError, AppEvent, AppInfo, AppInfoParams, BuildProfile, PROTOCOL_VERSION};
+use pizza_store::{Clock, Store, StoreOptions, SystemClock};
 use std::sync::Arc;
+use tokio::sync::broadcast;
+
+/// App events buffered for a slow listener before it is told it lagged.
+const EVENT_BUFFER: usize = 256;
+
+/// What the embedding app plugs into the host: OS services and the clock.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct HostOptions {
+    pub clock: Arc<dyn Clock>,
+    /// Where provider secrets go. The default has no keychain and refuses
+    /// every call: there is never a plaintext fallback.
+    pub secrets: Arc<dyn SecretStore>,
+    /// Where to look for a local Ollama that needs no configuration
+    /// (`None`: don't look; tests turn it off).
+    pub ollama_probe: Option<String>,
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        Self {
+            clock: Arc::new(SystemClock),
+            secrets: Arc::new(NoSecretStore),
+            ollama_probe: Some(pizza_providers::OLLAMA_BASE_URL.to_owned()),
+        }
+    }
+}
+
+impl HostOptions {
+    /// The keychain (or another [`SecretStore`]) the app provides.
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: Arc<dyn SecretStore>) -> Self {
+        self.secrets = secrets;
+        self
+    }
+
+    /// Where to look for a local Ollama; `None` turns detection off.
+    #[must_use]
+    pub fn with_ollama_probe(mut self, url: Option<String>) -> Self {
+        self.ollama_probe = url;
+        self
+    }
+}
+
+impl std::fmt::Debug for HostOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostOptions").finish_non_exhaustive()
+    }
+}
 
 /// The application without a window: cheap to clone, one per process.
 #[derive(Debug, Clone)]
@@ -23,24 +73,54 @@ pub struct Host {
 #[derive(Debug)]
 struct Inner {
     data_root: DataRoot,
-    settings: SettingsFile,
+    store: Store,
+    providers: providers::ProviderState,
+    events: broadcast::Sender<AppEvent>,
 }
 
 impl Host {
-    /// Opens (creating if needed) the data root and everything kept in it.
-    pub async fn open(data_root: DataRoot) -> Result<Self> {
-        let settings = SettingsFile::open(data_root.path().join("settings.json")).await?;
+    /// Opens everything kept in the data root.
+    pub async fn open(data_root: DataRoot, options: HostOptions) -> Result<Self> {
+        let store = Store::open_with(
+            data_root.path(),
+            StoreOptions {
+                clock: options.clock,
+                ..StoreOptions::default()
+            },
+        )
+        .await?;
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
                 data_root,
-                settings,
+                store,
+                providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
+                events: broadcast::channel(EVENT_BUFFER).0,
             }),
         })
     }
 
     pub fn data_root(&self) -> &DataRoot {
         &self.inner.data_root
+    }
+
+    pub(crate) fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// App-wide notices (`threads_changed`, …) for the window to forward.
+    pub fn subscribe(&self) -> broadcast::Receiver<AppEvent> {
+        self.inner.events.subscribe()
+    }
+
+    pub(crate) fn emit(&self, event: AppEvent) {
+        // No listener (no window yet) is fine: lists are re-read when one opens.
+        let _ = self.inner.events.send(event);
+    }
+
+    /// Closes the database cleanly; later calls fail.
+    pub async fn close(&self) {
+        self.inner.store.close().await;
     }
 
     pub async fn app_info(&self, _params: AppInfoParams) -> Result<AppInfo, ApiError> {
@@ -55,14 +135,6 @@ impl Host {
                 BuildProfile::Release
             },
         })
-    }
-
-    pub async fn settings_get(&self, _params: SettingsGetParams) -> Result<Settings, ApiError> {
-        Ok(self.inner.settings.get().await)
-    }
-
-    pub async fn settings_update(&self, patch: SettingsPatch) -> Result<Settings, ApiError> {
-        Ok(self.inner.settings.update(patch).await?)
     }
 }
 

@@ -44,6 +44,49 @@ commands! {
     SettingsGet = "settings_get", crate::SettingsGetParams => crate::Settings;
     /// Changes some UI preferences; answers the whole new value.
     SettingsUpdate = "settings_update", crate::SettingsPatch => crate::Settings;
+
+    /// A new, empty thread.
+    ThreadCreate = "thread_create", crate::ThreadCreateParams => crate::ThreadSummary;
+    /// One page of a view (all, unread, action), with the count of each view.
+    ThreadList = "thread_list", crate::ThreadListParams => crate::ThreadListResponse;
+    /// A thread's metadata and a page of its messages, newest page first.
+    ThreadGet = "thread_get", crate::ThreadGetParams => crate::ThreadDetail;
+    /// Renames, pins, marks read/unread or moves a thread.
+    ThreadUpdate = "thread_update", crate::ThreadUpdateParams => crate::ThreadSummary;
+    /// Deletes a thread and everything in it.
+    ThreadDelete = "thread_delete", crate::ThreadIdParams => ();
+    /// A new thread holding a copy of the thread up to a message.
+    ThreadFork = "thread_fork", crate::ThreadForkParams => crate::ThreadSummary;
+    /// The thread's checkpoints, newest first.
+    ThreadHistory = "thread_history", crate::ThreadIdParams => Vec<crate::CheckpointView>;
+    /// Full-text search over every message.
+    ThreadSearch = "thread_search", crate::ThreadSearchParams => Vec<crate::SearchHit>;
+    /// Writes the thread to a file as Markdown or JSON Lines.
+    ThreadExport = "thread_export", crate::ThreadExportParams => crate::ThreadExportResponse;
+
+    FolderCreate = "folder_create", crate::FolderCreateParams => crate::Folder;
+    FolderList = "folder_list", crate::FolderListParams => Vec<crate::Folder>;
+    /// Renames or reorders a folder.
+    FolderUpdate = "folder_update", crate::FolderUpdateParams => crate::Folder;
+    /// Deletes a folder; its threads move back to the inbox.
+    FolderDelete = "folder_delete", crate::FolderDeleteParams => ();
+
+    /// Every known provider: status, form schema, stored non-secret values.
+    ProviderList = "provider_list", crate::ProviderListParams => crate::ProviderList;
+    /// Validates and saves a provider's settings; secrets go to the keychain.
+    ProviderConfigure = "provider_configure", crate::ProviderConfigureParams => crate::ProviderInfo;
+    /// Forgets a provider and deletes its keychain secrets.
+    ProviderRemove = "provider_remove", crate::ProviderIdParams => crate::ProviderList;
+    /// Lists the provider's models now (no cache) and reports its status.
+    ProviderTest = "provider_test", crate::ProviderIdParams => crate::ProviderTestResult;
+    /// The models of every usable provider.
+    ModelList = "model_list", crate::ModelListParams => crate::ModelList;
+    /// The default model: the user's choice, else the automatic pick.
+    ModelDefaultGet = "model_default_get", crate::ModelDefaultGetParams => crate::ModelDefault;
+    /// Chooses the default model (`None`: automatic).
+    ModelDefaultSet = "model_default_set", crate::ModelDefaultSetParams => crate::ModelDefault;
+    /// Overrides (or clears) a model's context window.
+    ModelOverrideSet = "model_override_set", crate::ModelOverrideSetParams => crate::ModelOverride;
 }
 
 #[cfg(test)]

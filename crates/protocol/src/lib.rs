@@ -3,12 +3,34 @@
 mod app;
 mod command;
 mod error;
+mod event;
+mod folder;
+mod provider;
 mod settings;
+mod thread;
 
 pub use app::{AppInfo, AppInfoParams, BuildProfile};
 pub use command::{COMMANDS, Command, cmd};
 pub use error::{ApiError, ErrorCode};
+pub use event::AppEvent;
+pub use folder::{
+    FOLDER_NAME_MAX, Folder, FolderCreateParams, FolderDeleteParams, FolderListParams,
+    FolderUpdateParams,
+};
+pub use provider::{
+    AuthField, AuthFieldKind, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams,
+    ModelEnablement, ModelInfo, ModelList, ModelListParams, ModelOverride, ModelOverrideSetParams,
+    ProviderCatalogState, ProviderConfigureParams, ProviderIdParams, ProviderInfo, ProviderList,
+    ProviderListParams, ProviderStatus, ProviderTestResult,
+};
 pub use settings::{Settings, SettingsGetParams, SettingsPatch, Theme};
+pub use thread::{
+    CheckpointView, ExportFormat, FolderId, FolderMove, MessageId, MessagePart, MessageView, Role,
+    SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail, ThreadExportParams,
+    ThreadExportResponse, ThreadForkParams, ThreadGetParams, ThreadId, ThreadIdParams,
+    ThreadListParams, ThreadListResponse, ThreadSearchParams, ThreadSource, ThreadSummary,
+    ThreadUpdateParams, ThreadView, ViewCounts,
+};
 
 /// Bumped whenever a command or DTO changes incompatibly.
 pub const PROTOCOL_VERSION: u32 = 1;

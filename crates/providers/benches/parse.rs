@@ -1,22 +1,77 @@
 //! Parse throughput from bytes to `StreamEvent`, per wire format, over
-//! synthetic recorded streams of 10,000 events. Plain timing; prints figures.
+//! synthetic recorded streams of 10,000 events (Bedrock's in binary
+//! AWS event-stream framing). Plain timing; prints figures.
 // A bench binary: a setup failure should abort loudly.
 #![allow(clippy::unwrap_used)]
 
 use std::time::Instant;
 
+use aws_smithy_types::event_stream::{Header, HeaderValue, Message};
 use bytes::Bytes;
 use futures::StreamExt;
 use pizza_llm::CancellationToken;
 use pizza_providers::{
-    AnthropicDecoder, ChatDecoder, Decoder, Framing, GeminiDecoder, OllamaDecoder,
+    AnthropicDecoder, BedrockDecoder, ChatDecoder, Decoder, Framing, GeminiDecoder, OllamaDecoder,
     ResponsesDecoder, decode_stream,
 };
 
 const EVENTS: usize = 10_000;
 const CHUNK: usize = 16 * 1024;
 
-fn recording(name: &str) -> (String, Framing) {
+/// One binary ConverseStream event, as Bedrock frames it (with padding).
+fn bedrock_event(out: &mut Vec<u8>, kind: &str, payload: &str) {
+    let message = Message::new(payload.as_bytes().to_vec())
+        .add_header(Header::new(
+            ":event-type",
+            HeaderValue::String(kind.to_owned().into()),
+        ))
+        .add_header(Header::new(
+            ":content-type",
+            HeaderValue::String("application/json".into()),
+        ))
+        .add_header(Header::new(
+            ":message-type",
+            HeaderValue::String("event".into()),
+        ));
+    aws_smithy_eventstream::frame::write_message_to(&message, out).unwrap();
+}
+
+fn bedrock_recording() -> Vec<u8> {
+    let mut body = Vec::new();
+    bedrock_event(
+        &mut body,
+        "messageStart",
+        r#"{"p":"abcdefghijkl","role":"assistant"}"#,
+    );
+    for _ in 0..EVENTS {
+        bedrock_event(
+            &mut body,
+            "contentBlockDelta",
+            r#"{"contentBlockIndex":0,"delta":{"text":"lorem ipsum "},"p":"abcdefghijklmnop"}"#,
+        );
+    }
+    bedrock_event(
+        &mut body,
+        "messageStop",
+        r#"{"p":"abcdefgh","stopReason":"end_turn"}"#,
+    );
+    bedrock_event(
+        &mut body,
+        "metadata",
+        r#"{"metrics":{"latencyMs":1},"usage":{"inputTokens":1,"outputTokens":2}}"#,
+    );
+    body
+}
+
+fn recording(name: &str) -> (Vec<u8>, Framing) {
+    if name == "bedrock" {
+        return (bedrock_recording(), Framing::AwsEventStream);
+    }
+    let (body, framing) = text_recording(name);
+    (body.into_bytes(), framing)
+}
+
+fn text_recording(name: &str) -> (String, Framing) {
     let mut body = String::new();
     let word = "lorem ipsum ";
     match name {
@@ -69,6 +124,7 @@ fn decoder(name: &str) -> Box<dyn Decoder> {
         "openai_responses" => Box::new(ResponsesDecoder::new("m")),
         "anthropic" => Box::new(AnthropicDecoder::new("m")),
         "gemini" => Box::new(GeminiDecoder::new("m")),
+        "bedrock" => Box::new(BedrockDecoder::new("m")),
         _ => Box::new(OllamaDecoder::new("m")),
     }
 }
@@ -88,6 +144,7 @@ fn main() {
         "anthropic",
         "gemini",
         "ollama",
+        "bedrock",
     ] {
         let (body, framing) = recording(name);
         let bytes = Bytes::from(body);

@@ -186,7 +186,8 @@ fn binary_frame(message: &aws_smithy_types::event_stream::Message) -> Frame {
             .map(|value| value.as_str().to_owned())
             .unwrap_or_default();
         match header.name().as_str() {
-            ":event-type" | ":exception-type" => event_type = value,
+            // `:error-code` names protocol-level (`:message-type` error) failures.
+            ":event-type" | ":exception-type" | ":error-code" => event_type = value,
             ":message-type" => message_type = value,
             _ => {}
         }

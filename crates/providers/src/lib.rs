@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod anthropic;
+mod bedrock;
 mod catalog;
 mod framing;
 mod gemini;
@@ -16,6 +17,9 @@ use pizza_llm::{ModelClient, ModelDescriptor, Result};
 
 pub use anthropic::{
     ANTHROPIC_BASE_URL, AnthropicAuth, AnthropicConfig, AnthropicDecoder, AnthropicProvider,
+};
+pub use bedrock::{
+    AccessKeys, BEDROCK_DEFAULT_REGION, BedrockAuth, BedrockConfig, BedrockDecoder, BedrockProvider,
 };
 pub use catalog::{
     AuthField, CatalogListing, CatalogStatus, FieldKind, ModelCatalog, ProviderDescriptor,

@@ -9,6 +9,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use pizza_llm::{CancellationToken, Error, Result};
 
+pub(crate) use classify::classify_aws;
 pub use classify::{classify_message, classify_status};
 pub(crate) use retry::backoff_delay;
 
@@ -135,12 +136,13 @@ impl Transport {
             return Ok(response);
         }
         let retry_after = retry::retry_after(response.headers());
+        let aws_kind = aws_error_type(response.headers());
         let body = tokio::time::timeout(self.config.response_timeout, response.text())
             .await
             .ok()
             .and_then(std::result::Result::ok)
             .unwrap_or_default();
-        let error = classify_status(status, &body, model, retry_after);
+        let error = classify_response(status, aws_kind.as_deref(), &body, model, retry_after);
         let retry = (status == 429 || status >= 500).then_some(retry_after);
         Err((error, retry))
     }
@@ -171,15 +173,50 @@ impl Transport {
         };
         let status = response.status().as_u16();
         let retry_after = retry::retry_after(response.headers());
+        let aws_kind = aws_error_type(response.headers());
         let body = response
             .text()
             .await
             .map_err(|error| Error::stream(format!("could not read the response: {error}")))?;
         if !(200..300).contains(&status) {
-            return Err(classify_status(status, &body, "", retry_after));
+            return Err(classify_response(
+                status,
+                aws_kind.as_deref(),
+                &body,
+                "",
+                retry_after,
+            ));
         }
         serde_json::from_str(&body)
             .map_err(|error| Error::stream(format!("the provider sent invalid JSON: {error}")))
+    }
+}
+
+/// AWS services name the error type in a header, not in the body.
+fn aws_error_type(headers: &reqwest::header::HeaderMap) -> Option<String> {
+    headers
+        .get("x-amzn-errortype")
+        .and_then(|value| value.to_str().ok())
+        .filter(|value| !value.is_empty())
+        .map(str::to_owned)
+}
+
+fn classify_response(
+    status: u16,
+    aws_kind: Option<&str>,
+    body: &str,
+    model: &str,
+    retry_after: Option<Duration>,
+) -> Error {
+    match aws_kind {
+        Some(kind) => classify_aws(
+            Some(status),
+            kind,
+            &classify::provider_message(body),
+            model,
+            retry_after,
+        ),
+        None => classify_status(status, body, model, retry_after),
     }
 }
 

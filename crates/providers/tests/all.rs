@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 mod suite {
     mod anthropic;
+    mod bedrock;
     mod catalog;
     mod common;
     mod failures;

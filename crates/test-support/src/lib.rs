@@ -3,3 +3,4 @@
 
 pub mod data_root;
 pub mod mock_provider;
+pub mod secret_service;

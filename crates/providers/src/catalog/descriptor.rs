@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::transport::TransportConfig;
 use crate::{
-    ANTHROPIC_BASE_URL, AnthropicAuth, AnthropicConfig, AnthropicProvider, GEMINI_BASE_URL,
+    ANTHROPIC_BASE_URL, AccessKeys, AnthropicAuth, AnthropicConfig, AnthropicProvider,
+    BEDROCK_DEFAULT_REGION, BedrockAuth, BedrockConfig, BedrockProvider, GEMINI_BASE_URL,
     GeminiConfig, GeminiProvider, OLLAMA_BASE_URL, OPENAI_BASE_URL, OllamaConfig, OllamaProvider,
     OpenAiApi, OpenAiConfig, OpenAiProvider, Provider,
 };
@@ -114,6 +115,21 @@ pub fn provider_descriptors() -> Vec<ProviderDescriptor> {
             display_name: "Ollama",
             fields: vec![text("base_url", "Base URL", false, Some(OLLAMA_BASE_URL))],
         },
+        // Either the API key or the access-key pair is needed; the form
+        // cannot say "one of", so `build_provider` checks it.
+        ProviderDescriptor {
+            id: "bedrock",
+            display_name: "Amazon Bedrock",
+            fields: vec![
+                text("region", "Region", true, Some(BEDROCK_DEFAULT_REGION)),
+                secret("api_key", "Bedrock API key", false),
+                text("access_key_id", "Access key ID", false, None),
+                secret("secret_access_key", "Secret access key", false),
+                secret("session_token", "Session token", false),
+                // No default: it follows the region unless set.
+                text("base_url", "Runtime base URL", false, None),
+            ],
+        },
     ]
 }
 
@@ -186,12 +202,46 @@ pub fn build_provider(
             base_url: get("base_url"),
             transport,
         })?),
+        "bedrock" => Arc::new(BedrockProvider::new(BedrockConfig {
+            auth: bedrock_auth(&values)?,
+            region: get("region"),
+            base_url: values.get("base_url").cloned(),
+            control_base_url: None,
+            transport,
+        })?),
         _ => Arc::new(OllamaProvider::new(OllamaConfig {
             base_url: get("base_url"),
             transport,
         })?),
     };
     Ok(provider)
+}
+
+/// An API key, or an access key id with its secret: exactly one of them.
+fn bedrock_auth(values: &BTreeMap<&str, String>) -> Result<BedrockAuth> {
+    let get = |key: &str| values.get(key).cloned();
+    match (
+        get("api_key"),
+        get("access_key_id"),
+        get("secret_access_key"),
+    ) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => Err(Error::invalid_input(
+            "give either a Bedrock API key or access keys, not both",
+        )),
+        (Some(key), None, None) => Ok(BedrockAuth::ApiKey(key)),
+        (None, Some(access_key_id), Some(secret_access_key)) => {
+            Ok(BedrockAuth::AccessKeys(AccessKeys {
+                access_key_id,
+                secret_access_key,
+                session_token: get("session_token"),
+            }))
+        }
+        (None, Some(_), None) => Err(Error::invalid_input("Secret access key is required")),
+        (None, None, Some(_)) => Err(Error::invalid_input("Access key ID is required")),
+        (None, None, None) => Err(Error::invalid_input(
+            "a Bedrock API key or access keys are required",
+        )),
+    }
 }
 
 fn validate_base_url(url: &str) -> Result<()> {

@@ -30,6 +30,7 @@ const MODEL_PATTERNS: &[&str] = &[
     "does not exist",
     "not supported for generatecontent",
     "invalid model",
+    "model identifier is invalid",
 ];
 
 /// The provider's message out of its error body (JSON shapes of all
@@ -69,7 +70,51 @@ pub fn classify_status(
     model: &str,
     retry_after: Option<Duration>,
 ) -> Error {
-    let message = provider_message(body);
+    classify_status_message(status, provider_message(body), model, retry_after)
+}
+
+/// An AWS error: `kind` is the `x-amzn-errortype` header (HTTP errors) or
+/// the `:exception-type` of an event-stream exception. AWS REST-JSON bodies
+/// carry only `message`, so the type has to travel next to it.
+pub(crate) fn classify_aws(
+    status: Option<u16>,
+    kind: &str,
+    message: &str,
+    model: &str,
+    retry_after: Option<Duration>,
+) -> Error {
+    // The header reads `ValidationException:http://internal.amazon.com/...`.
+    let kind = kind.split(':').next().unwrap_or(kind);
+    let kind_lower = kind.to_ascii_lowercase();
+    let provider_message = format!("{kind}: {message}");
+    if kind_lower.contains("resourcenotfound") {
+        // Every Bedrock runtime path names a model, so "not found" is the model.
+        return Error::ModelUnavailable {
+            model: model.to_owned(),
+            provider_message,
+        };
+    }
+    if kind_lower.contains("throttling")
+        || kind_lower.contains("servicequotaexceeded")
+        || kind_lower.contains("modelnotready")
+    {
+        return Error::RateLimit {
+            provider_message,
+            retry_after,
+        };
+    }
+    match status {
+        Some(status) => classify_status_message(status, provider_message, model, retry_after),
+        None => classify_message(Some(kind), message, model),
+    }
+}
+
+fn classify_status_message(
+    status: u16,
+    message: String,
+    model: &str,
+    retry_after: Option<Duration>,
+) -> Error {
     let lower = message.to_ascii_lowercase();
     match status {
         401 | 403 => Error::AuthExpired {
@@ -205,6 +250,34 @@ mod tests {
         assert_eq!(code(500, "oops"), "GENERAL");
         assert!(classify_status(500, "oops", "m", None).retryable());
         assert!(!classify_status(400, "bad", "m", None).retryable());
+    }
+
+    #[test]
+    fn aws_error_types_map_to_codes() {
+        let code = |status, kind: &str, message: &str| {
+            classify_aws(status, kind, message, "m", None).code()
+        };
+        let header = "ResourceNotFoundException:http://internal.amazon.com/coral/x/";
+        assert_eq!(code(Some(404), header, "gone"), "MODEL_UNAVAILABLE");
+        assert_eq!(code(Some(400), "ThrottlingException", "slow"), "RATE_LIMIT");
+        assert_eq!(
+            code(Some(403), "AccessDeniedException", "no"),
+            "AUTH_EXPIRED"
+        );
+        assert_eq!(
+            code(
+                Some(400),
+                "ValidationException",
+                "Input is too long for requested model."
+            ),
+            "CONTEXT_LENGTH"
+        );
+        assert_eq!(code(None, "throttlingException", "slow"), "RATE_LIMIT");
+        assert_eq!(code(None, "modelStreamErrorException", "x"), "STREAM_ERROR");
+        assert_eq!(
+            classify_aws(Some(404), header, "gone", "m", None).provider_message(),
+            Some("ResourceNotFoundException: gone")
+        );
     }
 
     #[test]

@@ -162,7 +162,7 @@ fn default_pick_ranks_by_family_and_keeps_remembered_when_incomplete() {
 #[test]
 fn descriptors_validate_fields() {
     let ids: Vec<_> = provider_descriptors().iter().map(|d| d.id).collect();
-    assert_eq!(ids, ["anthropic", "openai", "gemini", "ollama"]);
+    assert_eq!(ids, ["anthropic", "openai", "gemini", "ollama", "bedrock"]);
     let fields = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
         pairs
             .iter()

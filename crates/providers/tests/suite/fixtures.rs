@@ -278,3 +278,41 @@ pub(crate) const OLLAMA_LENGTH: &str = r#"{"model":"llama3.2","created_at":"2023
 pub(crate) const OLLAMA_ERROR: &str = r#"{"model":"llama3.2","created_at":"2023-08-04T08:52:19Z","message":{"role":"assistant","content":"Par"},"done":false}
 {"error":"an error was encountered while running the model: unexpected EOF"}
 "#;
+
+// Bedrock ConverseStream: one event-stream message per line, written as
+// `:event-type` then the JSON payload (shapes from the ConverseStream API
+// reference; `p` is the padding Bedrock adds against length side channels).
+// The tests encode each line into a binary frame.
+
+pub(crate) const BEDROCK_TEXT: &str = r#"messageStart {"p":"abcdefghijkl","role":"assistant"}
+contentBlockDelta {"contentBlockIndex":0,"delta":{"text":"Hello"},"p":"abcdefghijklmnop"}
+contentBlockDelta {"contentBlockIndex":0,"delta":{"text":" there!"},"p":"abcd"}
+contentBlockStop {"contentBlockIndex":0,"p":"abcdefghijklmnopqrstuvwx"}
+messageStop {"p":"abcdefghijklmnopqrst","stopReason":"end_turn"}
+metadata {"metrics":{"latencyMs":412},"p":"abc","usage":{"inputTokens":18,"outputTokens":4,"totalTokens":32,"cacheReadInputTokens":6,"cacheWriteInputTokens":4}}
+"#;
+
+pub(crate) const BEDROCK_THINKING_TOOLS: &str = r#"messageStart {"p":"abcdefghijkl","role":"assistant"}
+contentBlockDelta {"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"I need the weather "}},"p":"abcdefgh"}
+contentBlockDelta {"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"in two cities."}},"p":"abcdefgh"}
+contentBlockDelta {"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"EqoBCkgIARABGAIiQL2Zsig"}},"p":"ab"}
+contentBlockStop {"contentBlockIndex":0,"p":"abcdefghijklmnopqrstuvwx"}
+contentBlockDelta {"contentBlockIndex":1,"delta":{"text":"Checking."},"p":"abcdefghijk"}
+contentBlockStop {"contentBlockIndex":1,"p":"abcdefghijklmnopqrstuvwx"}
+contentBlockStart {"contentBlockIndex":2,"p":"abcdefghijklmnop","start":{"toolUse":{"name":"get_weather","toolUseId":"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}}}
+contentBlockDelta {"contentBlockIndex":2,"delta":{"toolUse":{"input":"{\"location\": \"San Fra"}},"p":"abcdefghij"}
+contentBlockDelta {"contentBlockIndex":2,"delta":{"toolUse":{"input":"ncisco, CA\"}"}},"p":"abcdefghij"}
+contentBlockStop {"contentBlockIndex":2,"p":"abcdefghijklmnopqrstuvwx"}
+contentBlockStart {"contentBlockIndex":3,"p":"abcdefghijklmnop","start":{"toolUse":{"name":"get_weather","toolUseId":"tooluse_2"}}}
+contentBlockDelta {"contentBlockIndex":3,"delta":{"toolUse":{"input":"{\"location\": \"Oslo\"}"}},"p":"abcdefghij"}
+contentBlockStop {"contentBlockIndex":3,"p":"abcdefghijklmnopqrstuvwx"}
+messageStop {"p":"abcdefghijklmnopqrst","stopReason":"tool_use"}
+metadata {"metrics":{"latencyMs":1201},"p":"abc","usage":{"inputTokens":472,"outputTokens":89,"totalTokens":561}}
+"#;
+
+pub(crate) const BEDROCK_MAX_TOKENS: &str = r#"messageStart {"p":"abcdefghijkl","role":"assistant"}
+contentBlockDelta {"contentBlockIndex":0,"delta":{"text":"Once upon"},"p":"abcdefghijklmnop"}
+contentBlockStop {"contentBlockIndex":0,"p":"abcdefghijklmnopqrstuvwx"}
+messageStop {"p":"abcdefghijklmnopqrst","stopReason":"max_tokens"}
+metadata {"metrics":{"latencyMs":90},"p":"abc","usage":{"inputTokens":5,"outputTokens":2,"totalTokens":7}}
+"#;

@@ -79,6 +79,24 @@ impl MockResponse {
             .chunk(body.into())
     }
 
+    /// A 200 `application/vnd.amazon.eventstream` (Bedrock) whose body is
+    /// `frames`, each one complete binary event-stream message, one chunk
+    /// per frame. Frames come encoded by the caller (with
+    /// `aws_smithy_eventstream::frame::write_message_to`), which keeps the
+    /// AWS codec out of this crate's dependencies.
+    pub fn aws_event_stream<I, B>(frames: I) -> Self
+    where
+        I: IntoIterator<Item = B>,
+        B: Into<Bytes>,
+    {
+        let mut response =
+            Self::new(200).header("content-type", "application/vnd.amazon.eventstream");
+        for frame in frames {
+            response = response.chunk(frame);
+        }
+        response
+    }
+
     /// A 200 `application/x-ndjson` with one chunk per line.
     pub fn ndjson<I>(lines: I) -> Self
     where

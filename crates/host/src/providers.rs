@@ -1,0 +1,263 @@
+//! `provider_list` / `provider_configure` / `provider_remove` / `provider_test`.
+//!
+//! Secrets go to the [`SecretStore`](crate::SecretStore) (the OS keychain);
+//! the database keeps only references. No answer ever carries a secret.
+
+mod config;
+mod errors;
+mod models;
+mod state;
+
+pub(crate) use state::ProviderState;
+
+use config::{SecretInput, SecretRef, keychain_key, parse_secret_input, read_env, validate_enablement};
+use errors::{catalog_status, error_status, llm_error};
+use pizza_protocol::{
+    ApiError, AuthField, AuthFieldKind, ModelInfo, ProviderConfigureParams, ProviderIdParams, ProviderInfo,
+    ProviderList, ProviderListParams, ProviderStatus, ProviderTestResult,
+};
+use pizza_providers::{FieldKind, ProviderDescriptor, build_provider, provider_descriptors};
+use state::{OLLAMA, unknown_provider};
+use crate::Host;
+
+fn descriptor(id: &str) -> Result<ProviderDescriptor, ApiError> {
+    provider_descriptors()
+        .into_iter()
+        .find(|d| d.id == id)
+        .ok_or_else(|| unknown_provider(id))
+}
+
+impl Host {
+    pub async fn provider_list(&self, _params: ProviderListParams) -> Result<ProviderList, ApiError> {
+        self.providers_loaded().await;
+        self.detect_ollama().await;
+        let descriptors = provider_descriptors();
+        let statuses = futures::future::join_all(descriptors.iter().map(|d| self.provider_status(d.id))).await;
+        let providers = descriptors
+            .iter()
+            .zip(statuses)
+            .map(|(d, status)| self.provider_info(d, status))
+            .collect();
+        Ok(ProviderList { providers })
+    }
+
+    pub async fn provider_configure(&self, params: ProviderConfigureParams) -> Result<ProviderInfo, ApiError> {
+        let state = self.providers_loaded().await;
+        let descriptor = descriptor(params.id.trim())?;
+        let id = descriptor.id;
+        let _write = state.writes.lock().await;
+        if let Some(unknown) = params.fields.keys().find(|k| !descriptor.fields.iter().any(|f| f.key == k.as_str())) {
+            return Err(ApiError::invalid_input(format!(
+                "{} has no setting “{unknown}”.",
+                descriptor.display_name
+            )));
+        }
+        let previous = state.memory().configs.get(id).cloned();
+        let mut next = previous.clone().unwrap_or_default();
+        if let Some(enablement) = params.enablement {
+            validate_enablement(&enablement)?;
+            next.enablement = enablement;
+        }
+        // Secrets typed in now: written to the keychain only once everything validated.
+        let mut new_secrets: Vec<(String, String)> = Vec::new();
+        for field in &descriptor.fields {
+            let Some(input) = params.fields.get(field.key) else { continue };
+            if field.secret {
+                match parse_secret_input(input)? {
+                    SecretInput::Keep => {}
+                    SecretInput::Env(var) => {
+                        read_env(var)?;
+                        next.secrets.insert(field.key.to_owned(), SecretRef::Env(var.to_owned()));
+                    }
+                    SecretInput::Value(value) => {
+                        new_secrets.push((field.key.to_owned(), value.to_owned()));
+                        let key = keychain_key(id, field.key);
+                        next.secrets.insert(field.key.to_owned(), SecretRef::Keychain(key));
+                    }
+                }
+            } else if input.trim().is_empty() {
+                next.values.remove(field.key);
+            } else {
+                next.values.insert(field.key.to_owned(), input.trim().to_owned());
+            }
+        }
+
+        // Validate with the real values: typed-in, env, or already stored.
+        let mut resolved = next.values.clone();
+        for (field, reference) in &next.secrets {
+            let typed = new_secrets.iter().find(|(k, _)| k == field).map(|(_, v)| v.clone());
+            let value = match typed {
+                Some(value) => Some(value),
+                None => state.resolve(reference).await?,
+            };
+            if let Some(value) = value {
+                resolved.insert(field.clone(), value);
+            }
+        }
+        let provider = build_provider(id, &resolved, state.transport()).map_err(|e| llm_error(&e))?;
+
+        for (field, value) in new_secrets {
+            let key = keychain_key(id, &field);
+            state.secrets_call(move |s| s.set(&key, &value)).await?;
+        }
+        self.save_provider_config(id, &next).await?;
+        // A secret that moved from the keychain to `${ENV_VAR}` leaves no copy behind.
+        for (field, old) in previous.map(|p| p.secrets).unwrap_or_default() {
+            if let SecretRef::Keychain(key) = old
+                && !matches!(next.secrets.get(&field), Some(SecretRef::Keychain(_)))
+            {
+                self.delete_secret_quietly(id, key).await;
+            }
+        }
+        {
+            let mut memory = state.memory();
+            memory.configs.insert(id.to_owned(), next);
+            memory.broken.remove(id);
+            if id == OLLAMA {
+                memory.ollama_detected = false;
+            }
+        }
+        state.catalog.register(provider);
+        tracing::info!(provider_id = id, "provider configured");
+        let status = self.provider_status(id).await;
+        Ok(self.provider_info(&descriptor, status))
+    }
+
+    pub async fn provider_remove(&self, params: ProviderIdParams) -> Result<ProviderList, ApiError> {
+        let state = self.providers_loaded().await;
+        let descriptor = descriptor(params.id.trim())?;
+        let id = descriptor.id;
+        {
+            let _write = state.writes.lock().await;
+            let Some(stored) = state.memory().configs.get(id).cloned() else {
+                return Err(ApiError::not_found(format!("{} is not configured.", descriptor.display_name)));
+            };
+            self.delete_provider_config(id).await?;
+            {
+                let mut memory = state.memory();
+                memory.configs.remove(id);
+                memory.broken.remove(id);
+            }
+            state.catalog.unregister(id);
+            for reference in stored.secrets.into_values() {
+                if let SecretRef::Keychain(key) = reference {
+                    self.delete_secret_quietly(id, key).await;
+                }
+            }
+            tracing::info!(provider_id = id, "provider removed");
+        }
+        self.provider_list(ProviderListParams {}).await
+    }
+
+    /// Lists the provider's models now, bypassing the cache; a failure is a
+    /// status in the answer, not an error of the command.
+    pub async fn provider_test(&self, params: ProviderIdParams) -> Result<ProviderTestResult, ApiError> {
+        let state = self.providers_loaded().await;
+        let descriptor = descriptor(params.id.trim())?;
+        let id = descriptor.id;
+        let stored = state.memory().configs.get(id).cloned();
+        let provider = match stored {
+            Some(stored) => state.build_stored(id, &stored).await,
+            None if id == OLLAMA && state.memory().ollama_detected => state.detected_ollama(),
+            None => {
+                return Err(ApiError::invalid_input(format!(
+                    "{} is not configured.",
+                    descriptor.display_name
+                )));
+            }
+        };
+        let provider = match provider {
+            Ok(provider) => provider,
+            Err(error) => {
+                state.memory().broken.insert(id.to_owned(), error.clone());
+                return Ok(ProviderTestResult {
+                    status: error_status(&error),
+                    models: Vec::new(),
+                });
+            }
+        };
+        state.memory().broken.remove(id);
+        state.catalog.register(provider);
+        let listing = state.catalog.list(id).await.map_err(|e| llm_error(&e))?;
+        let enablement = self.enablement_of(id);
+        Ok(ProviderTestResult {
+            status: catalog_status(&listing.status),
+            models: listing
+                .models
+                .iter()
+                .map(|m| models::model_info(id, m, enablement.allows(&m.id)))
+                .collect::<Vec<ModelInfo>>(),
+        })
+    }
+
+    async fn provider_status(&self, id: &str) -> ProviderStatus {
+        let state = self.provider_state();
+        if let Some(error) = state.memory().broken.get(id) {
+            return error_status(error);
+        }
+        if !state.catalog.provider_ids().iter().any(|p| p == id) {
+            return ProviderStatus::Unconfigured;
+        }
+        match state.catalog.list(id).await {
+            Ok(listing) => catalog_status(&listing.status),
+            Err(error) => error_status(&llm_error(&error)),
+        }
+    }
+
+    fn provider_info(&self, descriptor: &ProviderDescriptor, status: ProviderStatus) -> ProviderInfo {
+        let memory = self.provider_state().memory();
+        let stored = memory.configs.get(descriptor.id);
+        let fields = descriptor
+            .fields
+            .iter()
+            .map(|f| {
+                let reference = stored.and_then(|s| s.secrets.get(f.key));
+                AuthField {
+                    key: f.key.to_owned(),
+                    label: f.label.to_owned(),
+                    kind: match &f.kind {
+                        FieldKind::Text => AuthFieldKind::Text,
+                        FieldKind::Password => AuthFieldKind::Password,
+                        FieldKind::Select { options } => AuthFieldKind::Select {
+                            options: options.clone(),
+                        },
+                    },
+                    required: f.required,
+                    secret: f.secret,
+                    default: f.default.clone(),
+                    stored: f.secret && reference.is_some(),
+                    env_ref: match reference {
+                        Some(SecretRef::Env(var)) => Some(format!("${{{var}}}")),
+                        _ => None,
+                    },
+                }
+            })
+            .collect();
+        ProviderInfo {
+            id: descriptor.id.to_owned(),
+            name: descriptor.display_name.to_owned(),
+            status,
+            configured: stored.is_some(),
+            detected: stored.is_none() && descriptor.id == OLLAMA && memory.ollama_detected,
+            fields,
+            values: stored.map(|s| s.values.clone()).unwrap_or_default(),
+            enablement: stored.map(|s| s.enablement.clone()).unwrap_or_default(),
+        }
+    }
+
+    fn enablement_of(&self, id: &str) -> pizza_protocol::ModelEnablement {
+        let memory = self.provider_state().memory();
+        memory.configs.get(id).map(|s| s.enablement.clone()).unwrap_or_default()
+    }
+
+    /// Removing a secret that no config points at any more: a keychain that
+    /// is unavailable now must not block the removal, so it is logged only.
+    async fn delete_secret_quietly(&self, id: &str, key: String) {
+        if let Err(error) = self.provider_state().secrets_call(move |s| s.delete(&key)).await {
+            tracing::warn!(provider_id = id, code = %error.code, "could not delete a keychain entry");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,220 @@
+//! The host's provider state: saved configs, the model catalog the agent
+//! resolves `provider:model` through, and local Ollama detection.
+
+use super::config::{SecretRef, StoredProvider, read_env, settings_key};
+use super::errors::llm_error;
+use crate::secrets::{SecretError, SecretStore};
+use crate::{Host, HostError};
+use pizza_protocol::{ApiError, ErrorCode};
+use pizza_providers::{ModelCatalog, Provider, TransportConfig, build_provider, provider_descriptors};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// Settings key of the user's context-window overrides.
+pub(crate) const OVERRIDES_KEY: &str = "models.context_overrides";
+pub(crate) const OLLAMA: &str = "ollama";
+/// A missing local Ollama must not slow the settings screen down.
+const OLLAMA_PROBE_TIMEOUT: Duration = Duration::from_millis(1500);
+/// How often an absent (or present) local Ollama is looked for again.
+const OLLAMA_PROBE_EVERY: Duration = Duration::from_secs(30);
+
+#[derive(Debug)]
+pub(crate) struct ProviderState {
+    pub(crate) catalog: ModelCatalog,
+    secrets: Arc<dyn SecretStore>,
+    transport: TransportConfig,
+    ollama_probe: Option<String>,
+    loaded: tokio::sync::OnceCell<()>,
+    /// Serialises configure/remove so two saves never interleave.
+    pub(crate) writes: tokio::sync::Mutex<()>,
+    pub(crate) memory: Mutex<Memory>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Memory {
+    pub(crate) configs: BTreeMap<String, StoredProvider>,
+    /// Configured providers that could not be built (unreadable key...).
+    pub(crate) broken: HashMap<String, ApiError>,
+    pub(crate) ollama_detected: bool,
+    ollama_probed_at: Option<Instant>,
+}
+
+impl ProviderState {
+    pub(crate) fn new(secrets: Arc<dyn SecretStore>, ollama_probe: Option<String>) -> Self {
+        Self {
+            catalog: ModelCatalog::default(),
+            secrets,
+            transport: TransportConfig::default(),
+            ollama_probe,
+            loaded: tokio::sync::OnceCell::new(),
+            writes: tokio::sync::Mutex::new(()),
+            memory: Mutex::default(),
+        }
+    }
+
+    pub(crate) fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.memory.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn transport(&self) -> TransportConfig {
+        self.transport.clone()
+    }
+
+    /// Runs a blocking keychain call off the async workers.
+    pub(crate) async fn secrets_call<T, F>(&self, call: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn SecretStore) -> Result<T, SecretError> + Send + 'static,
+    {
+        let store = Arc::clone(&self.secrets);
+        tokio::task::spawn_blocking(move || call(store.as_ref()))
+            .await
+            .map_err(|e| ApiError::general("The keychain call did not finish.").with_details(e.to_string()))?
+            .map_err(ApiError::from)
+    }
+
+    /// The value behind a stored reference; `None` when the keychain has no
+    /// entry (the provider then reports the missing field).
+    pub(crate) async fn resolve(&self, reference: &SecretRef) -> Result<Option<String>, ApiError> {
+        match reference {
+            SecretRef::Env(var) => read_env(var).map(Some),
+            SecretRef::Keychain(key) => {
+                let key = key.clone();
+                self.secrets_call(move |s| s.get(&key)).await
+            }
+        }
+    }
+
+    /// A fresh client for the detected local Ollama (registering it again
+    /// drops the cached listing).
+    pub(crate) fn detected_ollama(&self) -> Result<Arc<dyn Provider>, ApiError> {
+        let url = self.ollama_probe.clone().unwrap_or_default();
+        let fields = BTreeMap::from([("base_url".to_owned(), url)]);
+        build_provider(OLLAMA, &fields, self.transport()).map_err(|e| llm_error(&e))
+    }
+
+    /// Builds a provider from its saved config, reading its secrets.
+    pub(crate) async fn build_stored(&self, id: &str, stored: &StoredProvider) -> Result<Arc<dyn Provider>, ApiError> {
+        let mut values = stored.values.clone();
+        for (field, reference) in &stored.secrets {
+            if let Some(value) = self.resolve(reference).await? {
+                values.insert(field.clone(), value);
+            }
+        }
+        build_provider(id, &values, self.transport()).map_err(|e| llm_error(&e))
+    }
+}
+
+impl Host {
+    pub(crate) fn provider_state(&self) -> &ProviderState {
+        &self.inner.providers
+    }
+
+    /// The catalog the agent resolves `provider:model` through, with the
+    /// saved providers loaded into it.
+    pub async fn model_catalog(&self) -> &ModelCatalog {
+        &self.providers_loaded().await.catalog
+    }
+
+    /// Loads saved providers into the catalog once (lazily: reading the
+    /// keychain can block on a prompt, which must not delay the window).
+    pub(crate) async fn providers_loaded(&self) -> &ProviderState {
+        let state = self.provider_state();
+        state.loaded.get_or_init(|| self.load_providers()).await;
+        state
+    }
+
+    async fn load_providers(&self) {
+        let state = self.provider_state();
+        match self.store().setting::<BTreeMap<String, u32>>(OVERRIDES_KEY).await {
+            Ok(overrides) => {
+                for (key, tokens) in overrides {
+                    state.catalog.set_context_override(&key, Some(tokens));
+                }
+            }
+            Err(error) => tracing::warn!(%error, "context overrides unreadable"),
+        }
+        for descriptor in provider_descriptors() {
+            let id = descriptor.id;
+            let stored = match self.store().setting_opt::<StoredProvider>(&settings_key(id)).await {
+                Ok(Some(stored)) => stored,
+                Ok(None) => continue,
+                Err(error) => {
+                    tracing::warn!(provider_id = id, %error, "provider config unreadable");
+                    continue;
+                }
+            };
+            let built = state.build_stored(id, &stored).await;
+            let mut memory = state.memory();
+            memory.configs.insert(id.to_owned(), stored);
+            match built {
+                Ok(provider) => state.catalog.register(provider),
+                Err(error) => {
+                    tracing::warn!(provider_id = id, code = %error.code, "configured provider unusable");
+                    memory.broken.insert(id.to_owned(), error);
+                }
+            }
+        }
+    }
+
+    /// Looks for a local Ollama when none is configured: present → in the
+    /// catalog as "detected"; absent → quietly left out.
+    pub(crate) async fn detect_ollama(&self) {
+        let state = self.provider_state();
+        let Some(url) = state.ollama_probe.clone() else { return };
+        {
+            let mut memory = state.memory();
+            if memory.configs.contains_key(OLLAMA)
+                || memory.ollama_probed_at.is_some_and(|at| at.elapsed() < OLLAMA_PROBE_EVERY)
+            {
+                return;
+            }
+            memory.ollama_probed_at = Some(Instant::now());
+        }
+        let transport = TransportConfig {
+            connect_timeout: OLLAMA_PROBE_TIMEOUT,
+            response_timeout: OLLAMA_PROBE_TIMEOUT,
+            max_retries: 0,
+            ..TransportConfig::default()
+        };
+        let fields = BTreeMap::from([("base_url".to_owned(), url)]);
+        let found = match build_provider(OLLAMA, &fields, transport) {
+            Ok(probe) => tokio::time::timeout(OLLAMA_PROBE_TIMEOUT, probe.list_models())
+                .await
+                .is_ok_and(|listed| listed.is_ok()),
+            Err(_) => false,
+        };
+        let mut memory = state.memory();
+        if memory.configs.contains_key(OLLAMA) || found == memory.ollama_detected {
+            return;
+        }
+        memory.ollama_detected = found;
+        if found {
+            // The catalog's provider uses the normal transport for real calls.
+            if let Ok(provider) = build_provider(OLLAMA, &fields, state.transport()) {
+                state.catalog.register(provider);
+            }
+        } else {
+            state.catalog.unregister(OLLAMA);
+        }
+    }
+
+    pub(crate) async fn save_provider_config(&self, id: &str, stored: &StoredProvider) -> Result<(), ApiError> {
+        self.store()
+            .set_setting(&settings_key(id), stored)
+            .await
+            .map_err(|e| ApiError::from(HostError::from(e)))
+    }
+
+    pub(crate) async fn delete_provider_config(&self, id: &str) -> Result<(), ApiError> {
+        self.store()
+            .delete_setting(&settings_key(id))
+            .await
+            .map_err(|e| ApiError::from(HostError::from(e)))
+    }
+}
+
+pub(crate) fn unknown_provider(id: &str) -> ApiError {
+    ApiError::new(ErrorCode::InvalidInput, format!("There is no provider “{id}”."))
+}

@@ -1,0 +1,249 @@
+//! Thread and folder commands over the store, and the `threads_changed` notice.
+
+use crate::{Host, HostError};
+use pizza_protocol::{
+    ApiError, AppEvent, CheckpointView, Folder, FolderCreateParams, FolderDeleteParams,
+    FolderListParams, FolderUpdateParams, SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail,
+    ThreadForkParams, ThreadGetParams, ThreadIdParams, ThreadListParams, ThreadListResponse,
+    ThreadSearchParams, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
+};
+use pizza_store as store;
+use std::collections::HashMap;
+
+mod convert;
+mod export;
+
+pub(crate) use convert::{message_view, summary};
+
+/// Page size when the UI does not say.
+const DEFAULT_PAGE: u32 = 50;
+
+fn store_err(err: store::Error) -> ApiError {
+    HostError::from(err).into()
+}
+
+impl Host {
+    pub async fn thread_create(&self, params: ThreadCreateParams) -> Result<ThreadSummary, ApiError> {
+        let thread = self
+            .store()
+            .create_thread(store::NewThread {
+                title: params.title,
+                folder_id: params.folder_id,
+                ..store::NewThread::default()
+            })
+            .await
+            .map_err(store_err)?;
+        self.threads_changed(Some(&thread.id));
+        Ok(summary(thread))
+    }
+
+    pub async fn thread_list(&self, params: ThreadListParams) -> Result<ThreadListResponse, ApiError> {
+        let folder = match params.folder_id {
+            Some(id) => store::FolderFilter::Folder(id),
+            None => store::FolderFilter::Any,
+        };
+        let view = match params.view {
+            ThreadView::All => store::ThreadView::All,
+            ThreadView::Unread => store::ThreadView::Unread,
+            ThreadView::Action => store::ThreadView::Action,
+        };
+        let query = store::ThreadQuery {
+            view,
+            folder: folder.clone(),
+            cursor: params.cursor,
+            limit: params.limit.unwrap_or(DEFAULT_PAGE),
+        };
+        let (page, counts) = tokio::try_join!(
+            self.store().list_threads(&query),
+            self.store().thread_counts(&folder)
+        )
+        .map_err(store_err)?;
+        Ok(ThreadListResponse {
+            threads: page.threads.into_iter().map(summary).collect(),
+            next_cursor: page.next_cursor,
+            counts: ViewCounts {
+                all: counts.all,
+                unread: counts.unread,
+                action: counts.action,
+            },
+        })
+    }
+
+    pub async fn thread_get(&self, params: ThreadGetParams) -> Result<ThreadDetail, ApiError> {
+        let store = self.store();
+        let thread = store.thread(&params.thread_id).await.map_err(store_err)?;
+        let limit = params.limit.unwrap_or(DEFAULT_PAGE);
+        let (page, head) = tokio::try_join!(
+            store.messages_before(&thread.id, params.before_seq, limit),
+            // Only the newest checkpoint: its interrupt is the pending one.
+            store.history(&thread.id, None, 1)
+        )
+        .map_err(store_err)?;
+        Ok(ThreadDetail {
+            thread: summary(thread),
+            messages: page.messages.into_iter().map(message_view).collect(),
+            has_more_before: page.has_more,
+            pending_interrupt: head.into_iter().next().and_then(|c| c.interrupt),
+        })
+    }
+
+    pub async fn thread_update(&self, params: ThreadUpdateParams) -> Result<ThreadSummary, ApiError> {
+        let update = store::ThreadUpdate {
+            title: params.title,
+            pinned: params.pinned,
+            unread: params.unread,
+            folder_id: params.folder.map(|f| f.folder_id),
+            ..store::ThreadUpdate::default()
+        };
+        let thread = self
+            .store()
+            .update_thread(&params.thread_id, update)
+            .await
+            .map_err(store_err)?;
+        self.threads_changed(Some(&thread.id));
+        Ok(summary(thread))
+    }
+
+    pub async fn thread_delete(&self, params: ThreadIdParams) -> Result<(), ApiError> {
+        self.store()
+            .delete_thread(&params.thread_id)
+            .await
+            .map_err(store_err)?;
+        self.threads_changed(Some(&params.thread_id));
+        Ok(())
+    }
+
+    pub async fn thread_fork(&self, params: ThreadForkParams) -> Result<ThreadSummary, ApiError> {
+        let thread = self
+            .store()
+            .fork_thread(&params.thread_id, &params.message_id, None)
+            .await
+            .map_err(store_err)?;
+        self.threads_changed(Some(&thread.id));
+        Ok(summary(thread))
+    }
+
+    pub async fn thread_history(&self, params: ThreadIdParams) -> Result<Vec<CheckpointView>, ApiError> {
+        let checkpoints = self
+            .store()
+            .history(&params.thread_id, None, store::HISTORY_PAGE_MAX)
+            .await
+            .map_err(store_err)?;
+        Ok(checkpoints
+            .into_iter()
+            .map(|c| CheckpointView {
+                id: c.id,
+                parent_id: c.parent_id,
+                message_seq: c.message_seq,
+                files_version: c.files_version,
+                has_interrupt: c.interrupt.is_some(),
+                created_at: c.created_at,
+            })
+            .collect())
+    }
+
+    pub async fn thread_search(&self, params: ThreadSearchParams) -> Result<Vec<SearchHit>, ApiError> {
+        let hits = self
+            .store()
+            .search(&params.q, params.limit.unwrap_or(DEFAULT_PAGE))
+            .await
+            .map_err(store_err)?;
+        // Titles for the hits' threads, each read once.
+        let mut titles: HashMap<String, String> = HashMap::new();
+        for hit in &hits {
+            if !titles.contains_key(&hit.thread_id) {
+                let thread = self.store().thread(&hit.thread_id).await.map_err(store_err)?;
+                titles.insert(thread.id, thread.title);
+            }
+        }
+        Ok(hits
+            .into_iter()
+            .map(|hit| SearchHit {
+                thread_title: titles.get(&hit.thread_id).cloned().unwrap_or_default(),
+                snippet: snippet_parts(&hit.snippet),
+                role: convert::role(hit.role),
+                thread_id: hit.thread_id,
+                message_id: hit.message_id,
+                seq: hit.seq,
+            })
+            .collect())
+    }
+
+    pub async fn folder_create(&self, params: FolderCreateParams) -> Result<Folder, ApiError> {
+        let folder = self
+            .store()
+            .create_folder(&params.name)
+            .await
+            .map_err(store_err)?;
+        self.threads_changed(None);
+        Ok(convert::folder(folder))
+    }
+
+    pub async fn folder_list(&self, _params: FolderListParams) -> Result<Vec<Folder>, ApiError> {
+        let folders = self.store().list_folders().await.map_err(store_err)?;
+        Ok(folders.into_iter().map(convert::folder).collect())
+    }
+
+    pub async fn folder_update(&self, params: FolderUpdateParams) -> Result<Folder, ApiError> {
+        let update = store::FolderUpdate {
+            name: params.name,
+            sort_order: params.sort_order,
+        };
+        let folder = self
+            .store()
+            .update_folder(&params.folder_id, update)
+            .await
+            .map_err(store_err)?;
+        self.threads_changed(None);
+        Ok(convert::folder(folder))
+    }
+
+    pub async fn folder_delete(&self, params: FolderDeleteParams) -> Result<(), ApiError> {
+        self.store()
+            .delete_folder(&params.folder_id)
+            .await
+            .map_err(store_err)?;
+        self.threads_changed(None);
+        Ok(())
+    }
+
+    fn threads_changed(&self, thread_id: Option<&str>) {
+        self.emit(AppEvent::ThreadsChanged {
+            thread_id: thread_id.map(str::to_owned),
+        });
+    }
+}
+
+/// Splits the store's marked snippet into plain and highlighted runs, so the
+/// UI never renders message text as HTML.
+fn snippet_parts(snippet: &str) -> Vec<SnippetPart> {
+    let mut parts = Vec::new();
+    let mut hit = false;
+    let mut text = String::new();
+    for c in snippet.chars() {
+        let toggle = match c {
+            store::MARK_START => Some(true),
+            store::MARK_END => Some(false),
+            _ => None,
+        };
+        match toggle {
+            Some(next) => {
+                if !text.is_empty() {
+                    parts.push(SnippetPart {
+                        text: std::mem::take(&mut text),
+                        hit,
+                    });
+                }
+                hit = next;
+            }
+            None => text.push(c),
+        }
+    }
+    if !text.is_empty() {
+        parts.push(SnippetPart { text, hit });
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests;

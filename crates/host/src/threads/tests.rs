@@ -1,0 +1,325 @@
+use crate::{DataRoot, Host, HostOptions};
+use pizza_protocol::{
+    AppEvent, ErrorCode, ExportFormat, FolderCreateParams, FolderDeleteParams, FolderListParams,
+    FolderMove, FolderUpdateParams, MessagePart, Role, ThreadCreateParams, ThreadExportParams,
+    ThreadForkParams, ThreadGetParams, ThreadIdParams, ThreadListParams, ThreadSearchParams,
+    ThreadUpdateParams, ThreadView,
+};
+use pizza_store::{NewMessage, Role as StoreRole, StepCommit};
+use pizza_test_support::data_root::TempDataRoot;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+async fn open(root: &TempDataRoot) -> Host {
+    Host::open(DataRoot::prepare(root.path()).unwrap(), HostOptions::default())
+        .await
+        .unwrap()
+}
+
+fn text(role: StoreRole, text: &str) -> NewMessage {
+    NewMessage::new(role, json!([{"type": "text", "text": text}]), text)
+}
+
+/// A thread with a question, a tool call, its result and an answer.
+async fn seeded(host: &Host, title: &str) -> String {
+    let thread = host
+        .thread_create(ThreadCreateParams {
+            title: Some(title.to_owned()),
+            folder_id: None,
+        })
+        .await
+        .unwrap();
+    let call = NewMessage::new(
+        StoreRole::Assistant,
+        json!([{"type": "tool_call", "id": "c1", "name": "read_file", "arguments": {"path": "/notes.txt"}}]),
+        "",
+    )
+    .with_tool_calls(["c1"]);
+    let result = NewMessage::new(
+        StoreRole::Tool,
+        json!([{"type": "tool_result", "call_id": "c1", "content": "pepperoni and basil"}]),
+        "pepperoni and basil",
+    )
+    .answering("c1");
+    host.store()
+        .commit_step(
+            &thread.id,
+            StepCommit {
+                messages: vec![
+                    text(StoreRole::User, "What toppings are in my notes?"),
+                    call,
+                    result,
+                    text(StoreRole::Assistant, "Your notes list **pepperoni** and basil."),
+                ],
+                ..StepCommit::default()
+            },
+        )
+        .await
+        .unwrap();
+    thread.id
+}
+
+#[tokio::test]
+async fn list_get_and_counts() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root).await;
+    let a = seeded(&host, "Toppings").await;
+    let b = seeded(&host, "Crusts").await;
+    host.thread_update(ThreadUpdateParams {
+        thread_id: b.clone(),
+        unread: Some(true),
+        ..ThreadUpdateParams::default()
+    })
+    .await
+    .unwrap();
+
+    let all = host.thread_list(ThreadListParams::default()).await.unwrap();
+    assert_eq!(all.threads.iter().map(|t| t.title.as_str()).collect::<Vec<_>>(), ["Crusts", "Toppings"]);
+    assert_eq!((all.counts.all, all.counts.unread, all.counts.action), (2, 1, 0));
+    let unread = host
+        .thread_list(ThreadListParams {
+            view: ThreadView::Unread,
+            ..ThreadListParams::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(unread.threads.len(), 1);
+    assert_eq!(unread.threads[0].id, b);
+
+    let detail = host
+        .thread_get(ThreadGetParams {
+            thread_id: a.clone(),
+            before_seq: None,
+            limit: Some(2),
+        })
+        .await
+        .unwrap();
+    assert!(detail.has_more_before);
+    assert_eq!(detail.messages.len(), 2);
+    assert_eq!(detail.messages[1].role, Role::Assistant);
+    assert_eq!(
+        detail.messages[1].parts,
+        vec![MessagePart::Text {
+            text: "Your notes list **pepperoni** and basil.".to_owned()
+        }]
+    );
+    assert_eq!(detail.thread.preview, "Your notes list **pepperoni** and basil.");
+    let earlier = host
+        .thread_get(ThreadGetParams {
+            thread_id: a,
+            before_seq: Some(detail.messages[0].seq),
+            limit: Some(10),
+        })
+        .await
+        .unwrap();
+    assert_eq!(earlier.messages.len(), 2);
+    assert!(!earlier.has_more_before);
+}
+
+#[tokio::test]
+async fn search_returns_highlighted_runs_with_titles() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root).await;
+    let id = seeded(&host, "Toppings").await;
+    let hits = host
+        .thread_search(ThreadSearchParams {
+            q: "pepperoni".to_owned(),
+            limit: None,
+        })
+        .await
+        .unwrap();
+    assert!(!hits.is_empty());
+    let hit = &hits[0];
+    assert_eq!(hit.thread_id, id);
+    assert_eq!(hit.thread_title, "Toppings");
+    assert!(hit.snippet.iter().any(|p| p.hit && p.text.to_lowercase().contains("pepperoni")));
+
+    for q in ["", "   ", "\"*"] {
+        let err = host
+            .thread_search(ThreadSearchParams {
+                q: q.to_owned(),
+                limit: None,
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput, "{q:?}");
+    }
+}
+
+#[tokio::test]
+async fn folders_move_threads_and_return_them_on_delete() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root).await;
+    let id = seeded(&host, "Toppings").await;
+    let folder = host
+        .folder_create(FolderCreateParams { name: "Recipes".to_owned() })
+        .await
+        .unwrap();
+    let dup = host
+        .folder_create(FolderCreateParams { name: "recipes".to_owned() })
+        .await
+        .unwrap_err();
+    assert_eq!(dup.code, ErrorCode::Conflict);
+    let long = host
+        .folder_create(FolderCreateParams { name: "x".repeat(81) })
+        .await
+        .unwrap_err();
+    assert_eq!(long.code, ErrorCode::InvalidInput);
+    assert_eq!(host.folder_list(FolderListParams {}).await.unwrap().len(), 1);
+
+    let moved = host
+        .thread_update(ThreadUpdateParams {
+            thread_id: id.clone(),
+            folder: Some(FolderMove {
+                folder_id: Some(folder.id.clone()),
+            }),
+            ..ThreadUpdateParams::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(moved.folder_id.as_deref(), Some(folder.id.as_str()));
+    let in_folder = host
+        .thread_list(ThreadListParams {
+            folder_id: Some(folder.id.clone()),
+            ..ThreadListParams::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(in_folder.threads.len(), 1);
+
+    let renamed = host
+        .folder_update(FolderUpdateParams {
+            folder_id: folder.id.clone(),
+            name: Some("Pizza".to_owned()),
+            sort_order: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(renamed.name, "Pizza");
+
+    host.folder_delete(FolderDeleteParams { folder_id: folder.id }).await.unwrap();
+    let back = host.thread_get(ThreadGetParams { thread_id: id, ..ThreadGetParams::default() }).await.unwrap();
+    assert_eq!(back.thread.folder_id, None);
+}
+
+#[tokio::test]
+async fn fork_pin_rename_delete_and_bad_ids() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root).await;
+    let id = seeded(&host, "Toppings").await;
+    let detail = host.thread_get(ThreadGetParams { thread_id: id.clone(), ..ThreadGetParams::default() }).await.unwrap();
+    let call = &detail.messages[1];
+    let inside = host
+        .thread_fork(ThreadForkParams {
+            thread_id: id.clone(),
+            message_id: call.id.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(inside.code, ErrorCode::InvalidInput);
+
+    let answer = &detail.messages[3];
+    let fork = host
+        .thread_fork(ThreadForkParams {
+            thread_id: id.clone(),
+            message_id: answer.id.clone(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(fork.parent_thread_id.as_deref(), Some(id.as_str()));
+    let forked = host.thread_get(ThreadGetParams { thread_id: fork.id.clone(), ..ThreadGetParams::default() }).await.unwrap();
+    assert_eq!(forked.messages.len(), 4);
+    assert!(!host.thread_history(ThreadIdParams { thread_id: id.clone() }).await.unwrap().is_empty());
+
+    let updated = host
+        .thread_update(ThreadUpdateParams {
+            thread_id: id.clone(),
+            title: Some("Best toppings".to_owned()),
+            pinned: Some(true),
+            ..ThreadUpdateParams::default()
+        })
+        .await
+        .unwrap();
+    assert!(updated.pinned);
+    assert_eq!(updated.title, "Best toppings");
+
+    host.thread_delete(ThreadIdParams { thread_id: id.clone() }).await.unwrap();
+    for err in [
+        host.thread_get(ThreadGetParams { thread_id: id.clone(), ..ThreadGetParams::default() }).await.unwrap_err(),
+        host.thread_delete(ThreadIdParams { thread_id: id.clone() }).await.unwrap_err(),
+        host.thread_update(ThreadUpdateParams { thread_id: "nope".to_owned(), pinned: Some(true), ..ThreadUpdateParams::default() })
+            .await
+            .unwrap_err(),
+        host.folder_delete(FolderDeleteParams { folder_id: "nope".to_owned() }).await.unwrap_err(),
+    ] {
+        assert_eq!(err.code, ErrorCode::NotFound, "{err:?}");
+    }
+    // The fork outlives its parent.
+    assert_eq!(host.thread_list(ThreadListParams::default()).await.unwrap().counts.all, 1);
+}
+
+#[tokio::test]
+async fn export_markdown_and_jsonl() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root).await;
+    let id = seeded(&host, "Toppings").await;
+    let md = root.base().join("toppings.md");
+    let written = host
+        .thread_export(ThreadExportParams {
+            thread_id: id.clone(),
+            format: ExportFormat::Markdown,
+            path: md.display().to_string(),
+        })
+        .await
+        .unwrap();
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert_eq!(written.bytes, text.len() as u64);
+    assert!(text.starts_with("# Toppings\n"));
+    assert!(text.contains("## You\n\nWhat toppings are in my notes?"));
+    assert!(text.contains("**Tool call** `read_file`"));
+    assert!(text.contains("Your notes list **pepperoni** and basil."));
+
+    let jsonl = root.base().join("toppings.jsonl");
+    host.thread_export(ThreadExportParams {
+        thread_id: id.clone(),
+        format: ExportFormat::Jsonl,
+        path: jsonl.display().to_string(),
+    })
+    .await
+    .unwrap();
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["role"], "user");
+
+    for bad in ["relative.md".to_owned(), root.base().display().to_string(), root.base().join("missing/x.md").display().to_string()] {
+        let err = host
+            .thread_export(ThreadExportParams {
+                thread_id: id.clone(),
+                format: ExportFormat::Markdown,
+                path: bad.clone(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput, "{bad}");
+    }
+}
+
+#[tokio::test]
+async fn changes_are_announced() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root).await;
+    let mut events = host.subscribe();
+    let thread = host.thread_create(ThreadCreateParams::default()).await.unwrap();
+    assert_eq!(
+        events.recv().await.unwrap(),
+        AppEvent::ThreadsChanged {
+            thread_id: Some(thread.id)
+        }
+    );
+    host.folder_create(FolderCreateParams { name: "Work".to_owned() }).await.unwrap();
+    assert_eq!(events.recv().await.unwrap(), AppEvent::ThreadsChanged { thread_id: None });
+}

@@ -1,0 +1,244 @@
+//! Threads: the inbox's units of work, their messages and history.
+
+use serde::{Deserialize, Serialize};
+
+pub type ThreadId = String;
+pub type MessageId = String;
+pub type FolderId = String;
+
+/// The three smart views of the sidebar.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThreadView {
+    #[default]
+    All,
+    Unread,
+    Action,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThreadSource {
+    #[default]
+    User,
+    Trigger,
+    Fork,
+}
+
+/// A thread as lists show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadSummary {
+    pub id: ThreadId,
+    pub title: String,
+    pub folder_id: Option<FolderId>,
+    pub pinned: bool,
+    pub unread: bool,
+    pub awaiting_action: bool,
+    pub source: ThreadSource,
+    pub model: Option<String>,
+    pub created_at: i64,
+    pub last_activity_at: i64,
+    /// The start of the last message, at most 140 characters.
+    pub preview: String,
+    pub parent_thread_id: Option<ThreadId>,
+    /// The seq of the newest message; 0 for an empty thread.
+    pub last_seq: i64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewCounts {
+    pub all: u64,
+    pub unread: u64,
+    pub action: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadListParams {
+    #[serde(default)]
+    pub view: ThreadView,
+    /// Only threads in this folder; all threads when absent.
+    #[serde(default)]
+    pub folder_id: Option<FolderId>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// At most 200; 50 when absent.
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadListResponse {
+    pub threads: Vec<ThreadSummary>,
+    pub next_cursor: Option<String>,
+    /// Counts for each view within the same folder filter.
+    pub counts: ViewCounts,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadCreateParams {
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub folder_id: Option<FolderId>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadGetParams {
+    pub thread_id: ThreadId,
+    /// Page backwards from the end: only messages with a smaller seq.
+    #[serde(default)]
+    pub before_seq: Option<i64>,
+    /// At most 200; 50 when absent.
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// What a message is made of, as the feed renders it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum MessagePart {
+    Text {
+        text: String,
+    },
+    Reasoning {
+        text: String,
+    },
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: serde_json::Value,
+    },
+    ToolResult {
+        call_id: String,
+        content: String,
+        #[serde(default)]
+        is_error: bool,
+    },
+    /// Something the app says in the thread (a truncated turn, a limit).
+    Notice {
+        text: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageView {
+    pub id: MessageId,
+    pub seq: i64,
+    pub role: Role,
+    pub parts: Vec<MessagePart>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadDetail {
+    pub thread: ThreadSummary,
+    /// Oldest first.
+    pub messages: Vec<MessageView>,
+    pub has_more_before: bool,
+    pub pending_interrupt: Option<serde_json::Value>,
+}
+
+/// Moves a thread: into a folder, or back to the inbox with `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FolderMove {
+    pub folder_id: Option<FolderId>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadUpdateParams {
+    pub thread_id: ThreadId,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub pinned: Option<bool>,
+    #[serde(default)]
+    pub unread: Option<bool>,
+    #[serde(default)]
+    pub folder: Option<FolderMove>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadIdParams {
+    pub thread_id: ThreadId,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadForkParams {
+    pub thread_id: ThreadId,
+    pub message_id: MessageId,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointView {
+    pub id: String,
+    pub parent_id: Option<String>,
+    /// Messages up to and including this seq belong to the checkpoint.
+    pub message_seq: i64,
+    pub files_version: i64,
+    pub has_interrupt: bool,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadSearchParams {
+    pub q: String,
+    /// At most 200; 50 when absent.
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// A run of snippet text; `hit` marks the words that matched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnippetPart {
+    pub text: String,
+    pub hit: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub thread_id: ThreadId,
+    pub thread_title: String,
+    pub message_id: MessageId,
+    pub seq: i64,
+    pub role: Role,
+    pub snippet: Vec<SnippetPart>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    Markdown,
+    Jsonl,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadExportParams {
+    pub thread_id: ThreadId,
+    pub format: ExportFormat,
+    /// An absolute path chosen by the user; its folder must exist.
+    pub path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadExportResponse {
+    pub path: String,
+    pub bytes: u64,
+}

@@ -1,0 +1,90 @@
+//! One message card in the feed.
+
+use leptos::prelude::*;
+use pizza_protocol::{MessagePart, MessageView, Role};
+
+#[component]
+pub(crate) fn MessageCard(message: MessageView, on_fork: Option<Callback<String>>) -> impl IntoView {
+    let (label, class) = match message.role {
+        Role::User => ("You", "msg msg--user"),
+        Role::Assistant => ("Pizza Bot", "msg msg--assistant"),
+        Role::Tool => ("Tool", "msg msg--tool"),
+        Role::System => ("System", "msg msg--system"),
+    };
+    let id = message.id.clone();
+    let fork = on_fork.map(|on_fork| {
+        let id = id.clone();
+        view! {
+            <button class="msg__action link" data-testid="fork-here" title="Start a new thread from this point"
+                on:click=move |_| on_fork.run(id.clone())>
+                "Fork from here"
+            </button>
+        }
+    });
+    view! {
+        <article class=class id=format!("msg-{}", message.seq) data-seq=message.seq data-testid="message" data-message-id=id>
+            <header class="msg__header">
+                <span class="msg__role">{label}</span>
+                {fork}
+            </header>
+            {message.parts.into_iter().map(part_view).collect_view()}
+        </article>
+    }
+}
+
+fn part_view(part: MessagePart) -> AnyView {
+    match part {
+        MessagePart::Text { text } => {
+            view! { <div class="markdown" inner_html=crate::markdown::to_html(&text)></div> }.into_any()
+        }
+        MessagePart::Reasoning { text } => view! {
+            <details class="reasoning">
+                <summary>"Reasoning"</summary>
+                <div class="markdown" inner_html=crate::markdown::to_html(&text)></div>
+            </details>
+        }
+        .into_any(),
+        MessagePart::ToolCall { name, arguments, .. } => {
+            let args = serde_json::to_string_pretty(&arguments).unwrap_or_default();
+            let short = one_line(&serde_json::to_string(&arguments).unwrap_or_default(), 80);
+            view! {
+                <details class="tool">
+                    <summary><span class="tool__name">{humanize(&name)}</span>" "<span class="muted mono">{short}</span></summary>
+                    <pre class="tool__body">{args}</pre>
+                </details>
+            }
+            .into_any()
+        }
+        MessagePart::ToolResult { content, is_error, .. } => {
+            let short = one_line(&content, 80);
+            view! {
+                <details class="tool" class:tool--error=is_error>
+                    <summary>{if is_error { "✗ error " } else { "✓ result " }}<span class="muted mono">{short}</span></summary>
+                    <pre class="tool__body">{content}</pre>
+                </details>
+            }
+            .into_any()
+        }
+        MessagePart::Notice { text } => view! { <p class="notice">{text}</p> }.into_any(),
+    }
+}
+
+/// `read_file` → `Read file`.
+fn humanize(name: &str) -> String {
+    let spaced = name.replace(['_', '-'], " ");
+    let mut chars = spaced.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        let cut: String = flat.chars().take(max).collect();
+        format!("{cut}…")
+    }
+}

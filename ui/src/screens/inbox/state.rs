@@ -1,0 +1,152 @@
+//! The inbox's state: the current view, the thread list, folders and the
+//! selected thread. Lives in context, outside components.
+
+use crate::ipc::invoke;
+use leptos::prelude::*;
+use pizza_protocol::{
+    ApiError, Folder, FolderId, FolderListParams, ThreadId, ThreadListParams, ThreadSummary,
+    ThreadView, ViewCounts, cmd,
+};
+
+/// A question the user must answer before something destructive happens.
+#[derive(Clone)]
+pub(crate) struct ConfirmRequest {
+    pub(crate) title: String,
+    pub(crate) body: String,
+    pub(crate) confirm_label: &'static str,
+    pub(crate) on_confirm: std::rc::Rc<dyn Fn()>,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct Inbox {
+    pub(crate) view: RwSignal<ThreadView>,
+    pub(crate) folder: RwSignal<Option<FolderId>>,
+    pub(crate) threads: RwSignal<Vec<ThreadSummary>>,
+    pub(crate) next_cursor: RwSignal<Option<String>>,
+    pub(crate) counts: RwSignal<ViewCounts>,
+    pub(crate) folders: RwSignal<Vec<Folder>>,
+    pub(crate) selected: RwSignal<Option<ThreadId>>,
+    /// A message to scroll to and flash once the thread is open (a search hit).
+    pub(crate) focus_seq: RwSignal<Option<i64>>,
+    /// `Some` while the sidebar shows search.
+    pub(crate) search: RwSignal<Option<String>>,
+    /// Bumped whenever the host says threads changed.
+    pub(crate) revision: RwSignal<u64>,
+    pub(crate) error: RwSignal<Option<ApiError>>,
+    pub(crate) confirm: RwSignal<Option<ConfirmRequestHandle>>,
+    /// Asks the sidebar's search box to take focus.
+    pub(crate) focus_search: RwSignal<u64>,
+    /// A thread whose title is being edited in the sidebar.
+    pub(crate) renaming: RwSignal<Option<ThreadId>>,
+}
+
+/// `ConfirmRequest` holds an `Rc`, which signals can't; keep it in a local store.
+pub(crate) type ConfirmRequestHandle = StoredValue<ConfirmRequest, LocalStorage>;
+
+impl Inbox {
+    pub(crate) fn new() -> Self {
+        Self {
+            view: RwSignal::new(ThreadView::All),
+            folder: RwSignal::new(None),
+            threads: RwSignal::new(Vec::new()),
+            next_cursor: RwSignal::new(None),
+            counts: RwSignal::new(ViewCounts::default()),
+            folders: RwSignal::new(Vec::new()),
+            selected: RwSignal::new(None),
+            focus_seq: RwSignal::new(None),
+            search: RwSignal::new(None),
+            revision: RwSignal::new(0),
+            error: RwSignal::new(None),
+            confirm: RwSignal::new(None),
+            focus_search: RwSignal::new(0),
+            renaming: RwSignal::new(None),
+        }
+    }
+
+    /// Re-reads the first page of the current view and the folders whenever
+    /// the view, the folder filter or the host's data changes.
+    pub(crate) fn start_sync(self) {
+        Effect::new(move |_| {
+            let view = self.view.get();
+            let folder_id = self.folder.get();
+            self.revision.track();
+            leptos::task::spawn_local(async move {
+                let params = ThreadListParams {
+                    view,
+                    folder_id,
+                    cursor: None,
+                    limit: None,
+                };
+                match invoke::<cmd::ThreadList>(&params).await {
+                    Ok(page) => {
+                        self.threads.set(page.threads);
+                        self.next_cursor.set(page.next_cursor);
+                        self.counts.set(page.counts);
+                    }
+                    Err(error) => self.error.set(Some(error)),
+                }
+            });
+        });
+        Effect::new(move |_| {
+            self.revision.track();
+            leptos::task::spawn_local(async move {
+                match invoke::<cmd::FolderList>(&FolderListParams {}).await {
+                    Ok(folders) => {
+                        // A deleted folder can't stay the filter.
+                        if let Some(current) = self.folder.get_untracked()
+                            && !folders.iter().any(|f| f.id == current)
+                        {
+                            self.folder.set(None);
+                        }
+                        self.folders.set(folders);
+                    }
+                    Err(error) => self.error.set(Some(error)),
+                }
+            });
+        });
+    }
+
+    pub(crate) fn load_more(self) {
+        let Some(cursor) = self.next_cursor.get_untracked() else { return };
+        let params = ThreadListParams {
+            view: self.view.get_untracked(),
+            folder_id: self.folder.get_untracked(),
+            cursor: Some(cursor),
+            limit: None,
+        };
+        leptos::task::spawn_local(async move {
+            match invoke::<cmd::ThreadList>(&params).await {
+                Ok(page) => {
+                    self.threads.update(|threads| threads.extend(page.threads));
+                    self.next_cursor.set(page.next_cursor);
+                }
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+
+    pub(crate) fn open(self, id: ThreadId, focus_seq: Option<i64>) {
+        self.focus_seq.set(focus_seq);
+        self.selected.set(Some(id));
+    }
+
+    pub(crate) fn ask(self, request: ConfirmRequest) {
+        self.confirm.set(Some(StoredValue::new_local(request)));
+    }
+
+    pub(crate) fn changed(self) {
+        self.revision.update(|r| *r += 1);
+    }
+
+    pub(crate) fn report(self, error: ApiError) {
+        self.error.set(Some(error));
+    }
+
+    pub(crate) fn thread(self, id: &str) -> Option<ThreadSummary> {
+        self.threads.with_untracked(|threads| threads.iter().find(|t| t.id == id).cloned())
+    }
+}
+
+pub(crate) fn use_inbox() -> Inbox {
+    expect_context::<Inbox>()
+}

@@ -1,0 +1,301 @@
+//! The sidebar's thread list: Pinned, then Today / Yesterday / Previous 7
+//! days / Older, with per-thread actions.
+
+use super::state::{ConfirmRequest, Inbox, use_inbox};
+use crate::ipc::invoke;
+use leptos::prelude::*;
+use pizza_protocol::{FolderMove, ThreadIdParams, ThreadSummary, ThreadUpdateParams, cmd};
+
+const DAY_MS: f64 = 86_400_000.0;
+
+/// Local midnight today, in ms since the epoch.
+fn today_start() -> f64 {
+    let now = js_sys::Date::new_0();
+    now.set_hours(0);
+    now.set_minutes(0);
+    now.set_seconds(0);
+    now.set_milliseconds(0);
+    now.get_time()
+}
+
+fn groups(threads: Vec<ThreadSummary>) -> Vec<(&'static str, Vec<ThreadSummary>)> {
+    let today = today_start();
+    let mut out: Vec<(&'static str, Vec<ThreadSummary>)> = ["Pinned", "Today", "Yesterday", "Previous 7 days", "Older"]
+        .into_iter()
+        .map(|name| (name, Vec::new()))
+        .collect();
+    for thread in threads {
+        let at = thread.last_activity_at as f64;
+        let index = if thread.pinned {
+            0
+        } else if at >= today {
+            1
+        } else if at >= today - DAY_MS {
+            2
+        } else if at >= today - 7.0 * DAY_MS {
+            3
+        } else {
+            4
+        };
+        out[index].1.push(thread);
+    }
+    out.retain(|(_, threads)| !threads.is_empty());
+    out
+}
+
+#[component]
+pub(crate) fn ThreadList() -> impl IntoView {
+    let inbox = use_inbox();
+    view! {
+        <div class="threads" role="list" aria-label="Threads" data-testid="thread-list">
+            {move || {
+                let threads = inbox.threads.get();
+                if threads.is_empty() {
+                    return view! { <p class="sidebar__empty muted">{empty_text(inbox)}</p> }.into_any();
+                }
+                groups(threads)
+                    .into_iter()
+                    .map(|(name, threads)| {
+                        view! {
+                            <section class="threads__group">
+                                <h3 class="threads__heading">{name}</h3>
+                                {threads.into_iter().map(|t| view! { <ThreadRow thread=t /> }).collect_view()}
+                            </section>
+                        }
+                    })
+                    .collect_view()
+                    .into_any()
+            }}
+            <Show when=move || inbox.next_cursor.get().is_some()>
+                <button class="threads__more link" on:click=move |_| inbox.load_more()>"Load more"</button>
+            </Show>
+        </div>
+    }
+}
+
+fn empty_text(inbox: Inbox) -> &'static str {
+    use pizza_protocol::ThreadView;
+    match (inbox.view.get_untracked(), inbox.folder.get_untracked().is_some()) {
+        (_, true) => "No threads in this folder. Move one here from its ⋯ menu.",
+        (ThreadView::Unread, _) => "Nothing unread. Finished work you haven’t seen shows up here.",
+        (ThreadView::Action, _) => "Nothing needs your decision.",
+        (ThreadView::All, _) => "No threads yet. Press New to start one.",
+    }
+}
+
+#[component]
+fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
+    let inbox = use_inbox();
+    let id = thread.id.clone();
+    let menu_open = RwSignal::new(false);
+    let selected = {
+        let id = id.clone();
+        Memo::new(move |_| inbox.selected.get().as_deref() == Some(id.as_str()))
+    };
+    let renaming = {
+        let id = id.clone();
+        Memo::new(move |_| inbox.renaming.get().as_deref() == Some(id.as_str()))
+    };
+    let (unread, pinned, awaiting) = (thread.unread, thread.pinned, thread.awaiting_action);
+    let (title, preview) = (thread.title.clone(), thread.preview.clone());
+    let row_id = id.clone();
+    let body = move || {
+        if renaming.get() {
+            return view! { <RenameInput thread_id=row_id.clone() title=title.clone() /> }.into_any();
+        }
+        let id = row_id.clone();
+        view! {
+            <button class="thread__main" aria-current=move || selected.get().then_some("true")
+                on:click=move |_| inbox.open(id.clone(), None)>
+                <span class="thread__title">
+                    {awaiting.then(|| view! { <span class="thread__action" title="Waiting for your decision">"●"</span> })}
+                    {pinned.then(|| view! { <span class="thread__pin" aria-label="Pinned">"📌"</span> })}
+                    <span class="thread__title-text" data-testid="thread-title">{title.clone()}</span>
+                </span>
+                <span class="thread__preview muted">{preview.clone()}</span>
+            </button>
+        }
+        .into_any()
+    };
+    view! {
+        <div
+            class="thread"
+            class:thread--selected=selected
+            class:thread--unread=unread
+            role="listitem"
+            data-testid="thread-row"
+            data-thread-id=id
+        >
+            {body}
+            <button
+                class="thread__menu-button"
+                aria-label="Thread actions"
+                aria-haspopup="menu"
+                data-testid="thread-menu"
+                on:click=move |_| menu_open.update(|o| *o = !*o)
+            >
+                "⋯"
+            </button>
+            <Show when=move || menu_open.get()>
+                <ThreadMenu thread=thread.clone() menu_open />
+            </Show>
+        </div>
+    }
+}
+
+#[component]
+pub(crate) fn RenameInput(thread_id: String, title: String) -> impl IntoView {
+    let inbox = use_inbox();
+    let input = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(el) = input.get() {
+            let _ = el.focus();
+            el.select();
+        }
+    });
+    let done = StoredValue::new(false);
+    let save = move |value: String| {
+        if done.get_value() {
+            return;
+        }
+        done.set_value(true);
+        inbox.renaming.set(None);
+        let value = value.trim().to_owned();
+        if value.is_empty() {
+            return;
+        }
+        update(inbox, ThreadUpdateParams {
+            thread_id: thread_id.clone(),
+            title: Some(value),
+            ..ThreadUpdateParams::default()
+        });
+    };
+    let save_on_key = save.clone();
+    view! {
+        <input
+            class="rename"
+            node_ref=input
+            value=title
+            aria-label="Thread title"
+            data-testid="rename-input"
+            maxlength="200"
+            on:keydown=move |ev| match ev.key().as_str() {
+                "Enter" => save_on_key(event_target_value(&ev)),
+                "Escape" => {
+                    ev.stop_propagation();
+                    done.set_value(true);
+                    inbox.renaming.set(None);
+                }
+                _ => {}
+            }
+            on:blur=move |ev| save(event_target_value(&ev))
+        />
+    }
+}
+
+#[component]
+fn ThreadMenu(thread: ThreadSummary, menu_open: RwSignal<bool>) -> impl IntoView {
+    let inbox = use_inbox();
+    let id = thread.id.clone();
+    let pin = {
+        let id = id.clone();
+        move |_| {
+            menu_open.set(false);
+            update(inbox, ThreadUpdateParams {
+                thread_id: id.clone(),
+                pinned: Some(!thread.pinned),
+                ..ThreadUpdateParams::default()
+            });
+        }
+    };
+    let rename = {
+        let id = id.clone();
+        move |_| {
+            menu_open.set(false);
+            inbox.renaming.set(Some(id.clone()));
+        }
+    };
+    let delete = {
+        let thread = thread.clone();
+        move |_| {
+            menu_open.set(false);
+            confirm_delete(inbox, thread.id.clone(), thread.title.clone());
+        }
+    };
+    let current_folder = thread.folder_id.clone();
+    let moves = move || {
+        let id = id.clone();
+        let current = current_folder.clone();
+        let mut items: Vec<(Option<String>, String)> = inbox
+            .folders
+            .get()
+            .into_iter()
+            .filter(|f| Some(&f.id) != current.as_ref())
+            .map(|f| (Some(f.id), f.name))
+            .collect();
+        if current.is_some() {
+            items.insert(0, (None, "Inbox (no folder)".to_owned()));
+        }
+        items
+            .into_iter()
+            .map(|(folder_id, name)| {
+                let id = id.clone();
+                let label = format!("Move to {name}");
+                view! {
+                    <button role="menuitem" class="menu__item" data-testid="move-to" data-folder-name=name.clone()
+                        on:click=move |_| {
+                            menu_open.set(false);
+                            update(inbox, ThreadUpdateParams {
+                                thread_id: id.clone(),
+                                folder: Some(FolderMove { folder_id: folder_id.clone() }),
+                                ..ThreadUpdateParams::default()
+                            });
+                        }>
+                        {label}
+                    </button>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="menu" role="menu" on:keydown=move |ev| if ev.key() == "Escape" { menu_open.set(false) }>
+            <button role="menuitem" class="menu__item" data-testid="menu-pin" on:click=pin>
+                {if thread.pinned { "Unpin" } else { "Pin" }}
+            </button>
+            <button role="menuitem" class="menu__item" data-testid="menu-rename" on:click=rename>"Rename"</button>
+            {moves}
+            <button role="menuitem" class="menu__item menu__item--danger" data-testid="menu-delete" on:click=delete>"Delete…"</button>
+        </div>
+    }
+}
+
+pub(crate) fn update(inbox: Inbox, params: ThreadUpdateParams) {
+    leptos::task::spawn_local(async move {
+        match invoke::<cmd::ThreadUpdate>(&params).await {
+            Ok(_) => inbox.changed(),
+            Err(error) => inbox.report(error),
+        }
+    });
+}
+
+pub(crate) fn confirm_delete(inbox: Inbox, id: String, title: String) {
+    inbox.ask(ConfirmRequest {
+        title: "Delete this thread?".to_owned(),
+        body: format!("“{title}” and everything in it will be deleted. This can’t be undone."),
+        confirm_label: "Delete",
+        on_confirm: std::rc::Rc::new(move || {
+            let id = id.clone();
+            leptos::task::spawn_local(async move {
+                match invoke::<cmd::ThreadDelete>(&ThreadIdParams { thread_id: id.clone() }).await {
+                    Ok(()) => {
+                        if inbox.selected.get_untracked().as_deref() == Some(id.as_str()) {
+                            inbox.selected.set(None);
+                        }
+                        inbox.changed();
+                    }
+                    Err(error) => inbox.report(error),
+                }
+            });
+        }),
+    });
+}

@@ -1,0 +1,307 @@
+//! The main pane for one thread: title, actions, and the transcript paged
+//! from the end (never all messages in the DOM).
+
+use super::message::MessageCard;
+use super::state::{Inbox, use_inbox};
+use super::thread_list::{confirm_delete, update};
+use crate::ipc::{invoke, invoke_plugin};
+use leptos::prelude::*;
+use pizza_protocol::{
+    ExportFormat, MessageView, Role, ThreadExportParams, ThreadForkParams, ThreadGetParams,
+    ThreadSummary, ThreadUpdateParams, cmd,
+};
+use wasm_bindgen::JsCast;
+
+const PAGE: u32 = 50;
+
+#[derive(Clone, Copy)]
+struct Feed {
+    thread: RwSignal<Option<ThreadSummary>>,
+    messages: RwSignal<Vec<MessageView>>,
+    more_before: RwSignal<bool>,
+    more_after: RwSignal<bool>,
+    notice: RwSignal<Option<String>>,
+}
+
+#[component]
+pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
+    let inbox = use_inbox();
+    let feed = Feed {
+        thread: RwSignal::new(None),
+        messages: RwSignal::new(Vec::new()),
+        more_before: RwSignal::new(false),
+        more_after: RwSignal::new(false),
+        notice: RwSignal::new(None),
+    };
+    let focus = inbox.focus_seq.get_untracked();
+    open(inbox, feed, thread_id.clone(), focus);
+
+    // Keep the header current when the host reports changes (a rename, a pin).
+    let id_for_refresh = thread_id.clone();
+    Effect::new(move |previous: Option<()>| {
+        inbox.revision.track();
+        if previous.is_none() {
+            return;
+        }
+        let thread_id = id_for_refresh.clone();
+        leptos::task::spawn_local(async move {
+            let params = ThreadGetParams { thread_id, before_seq: None, limit: Some(1) };
+            if let Ok(detail) = invoke::<cmd::ThreadGet>(&params).await {
+                feed.thread.set(Some(detail.thread));
+            }
+        });
+    });
+
+    let editing = RwSignal::new(false);
+    let menu = RwSignal::new(false);
+    view! {
+        <div class="thread-pane">
+            <header class="thread-pane__header">
+                {move || match feed.thread.get() {
+                    None => view! { <h1 class="thread-pane__title muted">"Loading…"</h1> }.into_any(),
+                    Some(thread) if editing.get() => view! {
+                        <TitleInput thread_id=thread.id title=thread.title editing />
+                    }.into_any(),
+                    Some(thread) => view! {
+                        <h1 class="thread-pane__title">
+                            <button class="title-button" title="Click to rename" data-testid="thread-pane-title"
+                                on:click=move |_| editing.set(true)>{thread.title}</button>
+                        </h1>
+                    }.into_any(),
+                }}
+                <div class="thread-pane__actions">
+                    <button class="icon-button" aria-label="Thread menu" aria-haspopup="menu" data-testid="thread-pane-menu"
+                        on:click=move |_| menu.update(|m| *m = !*m)>"⋯"</button>
+                    <Show when=move || menu.get()>
+                        <div class="menu menu--right" role="menu">
+                            <button role="menuitem" class="menu__item" data-testid="export-markdown"
+                                on:click=move |_| { menu.set(false); export(inbox, feed, ExportFormat::Markdown) }>"Export as Markdown…"</button>
+                            <button role="menuitem" class="menu__item" data-testid="export-jsonl"
+                                on:click=move |_| { menu.set(false); export(inbox, feed, ExportFormat::Jsonl) }>"Export as JSON Lines…"</button>
+                            <button role="menuitem" class="menu__item menu__item--danger"
+                                on:click=move |_| {
+                                    menu.set(false);
+                                    if let Some(t) = feed.thread.get_untracked() { confirm_delete(inbox, t.id, t.title) }
+                                }>"Delete…"</button>
+                        </div>
+                    </Show>
+                </div>
+            </header>
+            {move || feed.notice.get().map(|n| view! { <p class="quiet-notice" role="status" data-testid="pane-notice">{n}</p> })}
+            <div class="feed" data-testid="feed" on:click=move |ev| feed_click(&ev)>
+                <Show when=move || feed.more_before.get()>
+                    <button class="feed__more link" data-testid="load-earlier" on:click=move |_| load_earlier(inbox, feed)>"Load earlier messages"</button>
+                </Show>
+                {move || {
+                    let messages = feed.messages.get();
+                    if messages.is_empty() && feed.thread.get().is_some() {
+                        return view! {
+                            <p class="empty muted">"This thread has no messages yet. Runs you start here will appear in it."</p>
+                        }.into_any();
+                    }
+                    let thread_id = thread_id.clone();
+                    let on_fork = Callback::new(move |message_id: String| fork(inbox, thread_id.clone(), message_id));
+                    messages
+                        .into_iter()
+                        .map(|m| {
+                            let fork = (m.role == Role::Assistant).then_some(on_fork);
+                            view! { <MessageCard message=m on_fork=fork /> }
+                        })
+                        .collect_view()
+                        .into_any()
+                }}
+                <Show when=move || feed.more_after.get()>
+                    <button class="feed__more link" data-testid="load-newer" on:click=move |_| load_newer(inbox, feed)>"Load newer messages"</button>
+                </Show>
+            </div>
+        </div>
+    }
+}
+
+fn open(inbox: Inbox, feed: Feed, thread_id: String, focus_seq: Option<i64>) {
+    leptos::task::spawn_local(async move {
+        let params = ThreadGetParams { thread_id: thread_id.clone(), before_seq: None, limit: Some(PAGE) };
+        let mut detail = match invoke::<cmd::ThreadGet>(&params).await {
+            Ok(detail) => detail,
+            Err(error) => return inbox.report(error),
+        };
+        let oldest = detail.messages.first().map_or(i64::MAX, |m| m.seq);
+        // A search hit further back: open a page around it instead of the end.
+        if let Some(seq) = focus_seq
+            && seq < oldest
+        {
+            let around = ThreadGetParams { thread_id: thread_id.clone(), before_seq: Some(seq + i64::from(PAGE) / 2), limit: Some(PAGE) };
+            match invoke::<cmd::ThreadGet>(&around).await {
+                Ok(page) => {
+                    let newest = page.messages.last().map_or(0, |m| m.seq);
+                    feed.more_after.set(newest < page.thread.last_seq);
+                    detail = page;
+                }
+                Err(error) => return inbox.report(error),
+            }
+        }
+        let unread = detail.thread.unread;
+        feed.more_before.set(detail.has_more_before);
+        feed.messages.set(detail.messages);
+        feed.thread.set(Some(detail.thread));
+        if unread {
+            // Opening a thread is reading it.
+            update(inbox, ThreadUpdateParams { thread_id, unread: Some(false), ..ThreadUpdateParams::default() });
+        }
+        request_animation_frame(move || scroll_to(focus_seq));
+        inbox.focus_seq.set(None);
+    });
+}
+
+fn scroll_to(focus_seq: Option<i64>) {
+    let document = document();
+    let target = match focus_seq {
+        Some(seq) => document.get_element_by_id(&format!("msg-{seq}")),
+        None => document.query_selector(".feed > article:last-of-type").ok().flatten(),
+    };
+    let Some(element) = target else { return };
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Center);
+    element.scroll_into_view_with_scroll_into_view_options(&options);
+    if focus_seq.is_some() {
+        let _ = element.class_list().add_1("msg--flash");
+    }
+}
+
+fn load_earlier(inbox: Inbox, feed: Feed) {
+    let Some(thread) = feed.thread.get_untracked() else { return };
+    let before = feed.messages.with_untracked(|m| m.first().map(|m| m.seq));
+    leptos::task::spawn_local(async move {
+        let params = ThreadGetParams { thread_id: thread.id, before_seq: before, limit: Some(PAGE) };
+        match invoke::<cmd::ThreadGet>(&params).await {
+            Ok(page) => {
+                feed.more_before.set(page.has_more_before);
+                feed.messages.update(|messages| {
+                    let mut earlier = page.messages;
+                    earlier.append(messages);
+                    *messages = earlier;
+                });
+            }
+            Err(error) => inbox.report(error),
+        }
+    });
+}
+
+fn load_newer(inbox: Inbox, feed: Feed) {
+    let Some(thread) = feed.thread.get_untracked() else { return };
+    let newest = feed.messages.with_untracked(|m| m.last().map_or(0, |m| m.seq));
+    leptos::task::spawn_local(async move {
+        let params = ThreadGetParams {
+            thread_id: thread.id,
+            before_seq: Some(newest + i64::from(PAGE) + 1),
+            limit: Some(PAGE),
+        };
+        match invoke::<cmd::ThreadGet>(&params).await {
+            Ok(page) => {
+                let last_seq = page.thread.last_seq;
+                feed.messages.update(|messages| messages.extend(page.messages.into_iter().filter(|m| m.seq > newest)));
+                let loaded = feed.messages.with_untracked(|m| m.last().map_or(0, |m| m.seq));
+                feed.more_after.set(loaded < last_seq);
+            }
+            Err(error) => inbox.report(error),
+        }
+    });
+}
+
+fn fork(inbox: Inbox, thread_id: String, message_id: String) {
+    leptos::task::spawn_local(async move {
+        match invoke::<cmd::ThreadFork>(&ThreadForkParams { thread_id, message_id }).await {
+            Ok(fork) => {
+                inbox.changed();
+                inbox.open(fork.id, None);
+            }
+            Err(error) => inbox.report(error),
+        }
+    });
+}
+
+fn export(inbox: Inbox, feed: Feed, format: ExportFormat) {
+    let Some(thread) = feed.thread.get_untracked() else { return };
+    let (ext, name) = match format {
+        ExportFormat::Markdown => ("md", "Markdown"),
+        ExportFormat::Jsonl => ("jsonl", "JSON Lines"),
+    };
+    let file_name: String = thread
+        .title
+        .chars()
+        .map(|c| if c.is_alphanumeric() || c == ' ' || c == '-' { c } else { '_' })
+        .collect();
+    leptos::task::spawn_local(async move {
+        let options = serde_json::json!({ "options": {
+            "title": "Export thread",
+            "defaultPath": format!("{}.{ext}", file_name.trim()),
+            "filters": [{ "name": name, "extensions": [ext] }],
+        }});
+        let chosen = match invoke_plugin("plugin:dialog|save", &options).await {
+            Ok(value) => value.as_string(),
+            Err(error) => return inbox.report(error),
+        };
+        // Cancelled: nothing to do.
+        let Some(path) = chosen else { return };
+        match invoke::<cmd::ThreadExport>(&ThreadExportParams { thread_id: thread.id, format, path }).await {
+            Ok(done) => feed.notice.set(Some(format!("Exported to {}", done.path))),
+            Err(error) => inbox.report(error),
+        }
+    });
+}
+
+/// Delegated clicks inside rendered Markdown: copy buttons, and links, which
+/// must never navigate the app's own window away.
+fn feed_click(ev: &web_sys::MouseEvent) {
+    let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+    if target.has_attribute("data-copy") {
+        let code = target
+            .closest(".code")
+            .ok()
+            .flatten()
+            .and_then(|block| block.query_selector("pre").ok().flatten())
+            .and_then(|pre| pre.text_content());
+        if let Some(code) = code {
+            let _ = window().navigator().clipboard().write_text(&code);
+            target.set_text_content(Some("Copied"));
+        }
+        return;
+    }
+    if target.closest("a[href]").ok().flatten().is_some() {
+        ev.prevent_default();
+    }
+}
+
+#[component]
+fn TitleInput(thread_id: String, title: String, editing: RwSignal<bool>) -> impl IntoView {
+    let inbox = use_inbox();
+    let input = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(el) = input.get() {
+            let _ = el.focus();
+            el.select();
+        }
+    });
+    let done = StoredValue::new(false);
+    let save = move |value: String| {
+        if done.get_value() {
+            return;
+        }
+        done.set_value(true);
+        editing.set(false);
+        let value = value.trim().to_owned();
+        if !value.is_empty() {
+            update(inbox, ThreadUpdateParams { thread_id: thread_id.clone(), title: Some(value), ..ThreadUpdateParams::default() });
+        }
+    };
+    let on_key = save.clone();
+    view! {
+        <input class="rename rename--title" node_ref=input value=title aria-label="Thread title" maxlength="200" data-testid="title-input"
+            on:keydown=move |ev| match ev.key().as_str() {
+                "Enter" => on_key(event_target_value(&ev)),
+                "Escape" => { ev.stop_propagation(); done.set_value(true); editing.set(false) }
+                _ => {}
+            }
+            on:blur=move |ev| save(event_target_value(&ev)) />
+    }
+}
