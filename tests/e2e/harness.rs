@@ -129,7 +129,26 @@ impl App {
     }
 
     pub(crate) async fn click(&self, css: &str) -> Result<()> {
-        self.find(css).await?.click().await.with_context(|| format!("clicking `{css}`"))
+        self.retrying(async || Ok(self.find(css).await?.click().await?))
+            .await
+            .with_context(|| format!("clicking `{css}`"))
+    }
+
+    /// Retries `step` until it succeeds or the UI timeout passes: lists
+    /// re-render when the host announces changes, so an element found a
+    /// moment ago can be gone (stale) when it is used.
+    pub(crate) async fn retrying<T, F>(&self, step: F) -> Result<T>
+    where
+        F: AsyncFn() -> Result<T>,
+    {
+        let deadline = Instant::now() + UI_TIMEOUT;
+        loop {
+            match step().await {
+                Ok(value) => return Ok(value),
+                Err(error) if Instant::now() > deadline => return Err(error),
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
     }
 
     pub(crate) async fn text(&self, css: &str) -> Result<String> {
@@ -260,4 +279,21 @@ fn set_private(dir: &Path) -> Result<()> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     }
     Ok(())
+}
+
+/// Prints a benchmark figure where `cargo test` shows it even for a passing
+/// test, and appends it to `.e2e-artifacts/figures.txt`.
+pub(crate) fn report(line: &str) {
+    use std::io::Write;
+    let dir = artifacts_dir();
+    let _ = std::fs::create_dir_all(&dir);
+    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("figures.txt")) {
+        let _ = writeln!(file, "{line}");
+    }
+    // Captured output is dropped for passing tests; the terminal is not.
+    if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        let _ = writeln!(tty, "FIGURE {line}");
+    } else {
+        println!("FIGURE {line}");
+    }
 }

@@ -3,4 +3,7 @@
 //! session bus; run alone, these tests fail (never skip) when they can't start.
 
 mod harness;
+mod inbox;
+mod providers;
+mod seed;
 mod shell;

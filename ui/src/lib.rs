@@ -5,6 +5,7 @@
 #![allow(unreachable_pub)]
 
 mod app;
+mod components;
 mod events;
 mod ipc;
 mod markdown;

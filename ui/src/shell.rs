@@ -112,8 +112,8 @@ fn Rail(screen: RwSignal<Screen>) -> impl IntoView {
         <nav class="rail" aria-label="Sections">
             {item(Screen::Inbox, "Inbox", "⌂", "rail-inbox")}
             {later("Skills", "✦")}
-            {later("MCP", "⛓")}
-            {later("Automations", "⏰")}
+            {later("MCP", "⇄")}
+            {later("Automations", "◷")}
             <div class="rail__spacer"></div>
             {item(Screen::Settings, "Settings", "⚙", "rail-settings")}
         </nav>

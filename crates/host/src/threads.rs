@@ -17,6 +17,8 @@ pub(crate) use convert::{message_view, summary};
 
 /// Page size when the UI does not say.
 const DEFAULT_PAGE: u32 = 50;
+/// The store's title limit.
+const FORK_TITLE_MAX: usize = 200;
 
 fn store_err(err: store::Error) -> ApiError {
     HostError::from(err).into()
@@ -114,9 +116,12 @@ impl Host {
     }
 
     pub async fn thread_fork(&self, params: ThreadForkParams) -> Result<ThreadSummary, ApiError> {
+        let parent = self.store().thread(&params.thread_id).await.map_err(store_err)?;
+        // Two rows with one title would be indistinguishable in the sidebar.
+        let title: String = format!("{} (fork)", parent.title).chars().take(FORK_TITLE_MAX).collect();
         let thread = self
             .store()
-            .fork_thread(&params.thread_id, &params.message_id, None)
+            .fork_thread(&params.thread_id, &params.message_id, Some(&title))
             .await
             .map_err(store_err)?;
         self.threads_changed(Some(&thread.id));

@@ -3,21 +3,25 @@
 use crate::app::AppState;
 use crate::ipc::invoke;
 use crate::theme;
+
+mod providers;
 use leptos::prelude::*;
 use pizza_protocol::{BuildProfile, SettingsPatch, Theme, cmd};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Section {
     General,
+    Providers,
     About,
 }
 
 impl Section {
-    const ALL: [Section; 2] = [Section::General, Section::About];
+    const ALL: [Section; 3] = [Section::General, Section::Providers, Section::About];
 
     fn label(self) -> &'static str {
         match self {
             Self::General => "General",
+            Self::Providers => "Providers",
             Self::About => "About",
         }
     }
@@ -68,6 +72,7 @@ pub(crate) fn SettingsPane() -> impl IntoView {
     view! {
         {move || match current.get() {
             Section::General => view! { <General /> }.into_any(),
+            Section::Providers => view! { <providers::Providers /> }.into_any(),
             Section::About => view! { <About /> }.into_any(),
         }}
     }

@@ -227,6 +227,7 @@ async fn fork_pin_rename_delete_and_bad_ids() {
         .await
         .unwrap();
     assert_eq!(fork.parent_thread_id.as_deref(), Some(id.as_str()));
+    assert_eq!(fork.title, "Toppings (fork)");
     let forked = host.thread_get(ThreadGetParams { thread_id: fork.id.clone(), ..ThreadGetParams::default() }).await.unwrap();
     assert_eq!(forked.messages.len(), 4);
     assert!(!host.thread_history(ThreadIdParams { thread_id: id.clone() }).await.unwrap().is_empty());

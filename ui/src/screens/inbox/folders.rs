@@ -113,7 +113,7 @@ fn FolderRow(folder: Folder) -> impl IntoView {
                 }
             }}
             <button class="icon-button folder__action" aria-label="Rename folder" title="Rename" data-testid="folder-rename" on:click=move |_| renaming.set(true)>"✎"</button>
-            <button class="icon-button folder__action" aria-label="Delete folder" title="Delete" data-testid="folder-delete" on:click=delete>"🗑"</button>
+            <button class="icon-button folder__action" aria-label="Delete folder" title="Delete" data-testid="folder-delete" on:click=delete>"×"</button>
         </li>
     }
 }

@@ -18,54 +18,75 @@ fn today_start() -> f64 {
     now.get_time()
 }
 
-fn groups(threads: Vec<ThreadSummary>) -> Vec<(&'static str, Vec<ThreadSummary>)> {
-    let today = today_start();
-    let mut out: Vec<(&'static str, Vec<ThreadSummary>)> = ["Pinned", "Today", "Yesterday", "Previous 7 days", "Older"]
-        .into_iter()
-        .map(|name| (name, Vec::new()))
-        .collect();
-    for thread in threads {
-        let at = thread.last_activity_at as f64;
-        let index = if thread.pinned {
-            0
-        } else if at >= today {
-            1
-        } else if at >= today - DAY_MS {
-            2
-        } else if at >= today - 7.0 * DAY_MS {
-            3
-        } else {
-            4
-        };
-        out[index].1.push(thread);
+const GROUPS: [&str; 5] = ["Pinned", "Today", "Yesterday", "Previous 7 days", "Older"];
+
+fn group_of(thread: &ThreadSummary, today: f64) -> &'static str {
+    let at = thread.last_activity_at as f64;
+    if thread.pinned {
+        GROUPS[0]
+    } else if at >= today {
+        GROUPS[1]
+    } else if at >= today - DAY_MS {
+        GROUPS[2]
+    } else if at >= today - 7.0 * DAY_MS {
+        GROUPS[3]
+    } else {
+        GROUPS[4]
     }
-    out.retain(|(_, threads)| !threads.is_empty());
-    out
+}
+
+/// Everything a row shows: a row is re-created only when this changes, so
+/// a list refresh never disturbs a row being renamed or a menu being open.
+type RowKey = (String, String, String, bool, bool, bool, Option<String>);
+
+fn row_key(thread: &ThreadSummary) -> RowKey {
+    (
+        thread.id.clone(),
+        thread.title.clone(),
+        thread.preview.clone(),
+        thread.pinned,
+        thread.unread,
+        thread.awaiting_action,
+        thread.folder_id.clone(),
+    )
 }
 
 #[component]
 pub(crate) fn ThreadList() -> impl IntoView {
     let inbox = use_inbox();
+    let today = today_start();
+    let present = move || {
+        inbox.threads.with(|threads| {
+            GROUPS
+                .into_iter()
+                .filter(|group| threads.iter().any(|t| group_of(t, today) == *group))
+                .collect::<Vec<_>>()
+        })
+    };
     view! {
         <div class="threads" role="list" aria-label="Threads" data-testid="thread-list">
-            {move || {
-                let threads = inbox.threads.get();
-                if threads.is_empty() {
-                    return view! { <p class="sidebar__empty muted">{empty_text(inbox)}</p> }.into_any();
-                }
-                groups(threads)
-                    .into_iter()
-                    .map(|(name, threads)| {
-                        view! {
-                            <section class="threads__group">
-                                <h3 class="threads__heading">{name}</h3>
-                                {threads.into_iter().map(|t| view! { <ThreadRow thread=t /> }).collect_view()}
-                            </section>
+            <Show when=move || inbox.threads.with(Vec::is_empty)>
+                <p class="sidebar__empty muted">{move || empty_text(inbox)}</p>
+            </Show>
+            <For each=present key=|group| *group let:group>
+                <section class="threads__group">
+                    <h3 class="threads__heading">{group}</h3>
+                    <For
+                        each=move || {
+                            inbox
+                                .threads
+                                .get()
+                                .into_iter()
+                                .filter(|t| group_of(t, today) == group)
+                                .collect::<Vec<_>>()
                         }
-                    })
-                    .collect_view()
-                    .into_any()
-            }}
+                        key=row_key
+                        let:thread
+                    >
+                        <ThreadRow thread />
+                    </For>
+                </section>
+            </For>
             <Show when=move || inbox.next_cursor.get().is_some()>
                 <button class="threads__more link" on:click=move |_| inbox.load_more()>"Load more"</button>
             </Show>
@@ -75,7 +96,7 @@ pub(crate) fn ThreadList() -> impl IntoView {
 
 fn empty_text(inbox: Inbox) -> &'static str {
     use pizza_protocol::ThreadView;
-    match (inbox.view.get_untracked(), inbox.folder.get_untracked().is_some()) {
+    match (inbox.view.get(), inbox.folder.get().is_some()) {
         (_, true) => "No threads in this folder. Move one here from its ⋯ menu.",
         (ThreadView::Unread, _) => "Nothing unread. Finished work you haven’t seen shows up here.",
         (ThreadView::Action, _) => "Nothing needs your decision.",
@@ -96,7 +117,7 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
         let id = id.clone();
         Memo::new(move |_| inbox.renaming.get().as_deref() == Some(id.as_str()))
     };
-    let (unread, pinned, awaiting) = (thread.unread, thread.pinned, thread.awaiting_action);
+    let (unread, awaiting) = (thread.unread, thread.awaiting_action);
     let (title, preview) = (thread.title.clone(), thread.preview.clone());
     let row_id = id.clone();
     let body = move || {
@@ -109,7 +130,7 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
                 on:click=move |_| inbox.open(id.clone(), None)>
                 <span class="thread__title">
                     {awaiting.then(|| view! { <span class="thread__action" title="Waiting for your decision">"●"</span> })}
-                    {pinned.then(|| view! { <span class="thread__pin" aria-label="Pinned">"📌"</span> })}
+                    
                     <span class="thread__title-text" data-testid="thread-title">{title.clone()}</span>
                 </span>
                 <span class="thread__preview muted">{preview.clone()}</span>

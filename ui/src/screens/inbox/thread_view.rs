@@ -54,6 +54,8 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
 
     let editing = RwSignal::new(false);
     let menu = RwSignal::new(false);
+    let fork_from = thread_id.clone();
+    let on_fork = Callback::new(move |message_id: String| fork(inbox, fork_from.clone(), message_id));
     view! {
         <div class="thread-pane">
             <header class="thread-pane__header">
@@ -92,24 +94,12 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
                 <Show when=move || feed.more_before.get()>
                     <button class="feed__more link" data-testid="load-earlier" on:click=move |_| load_earlier(inbox, feed)>"Load earlier messages"</button>
                 </Show>
-                {move || {
-                    let messages = feed.messages.get();
-                    if messages.is_empty() && feed.thread.get().is_some() {
-                        return view! {
-                            <p class="empty muted">"This thread has no messages yet. Runs you start here will appear in it."</p>
-                        }.into_any();
-                    }
-                    let thread_id = thread_id.clone();
-                    let on_fork = Callback::new(move |message_id: String| fork(inbox, thread_id.clone(), message_id));
-                    messages
-                        .into_iter()
-                        .map(|m| {
-                            let fork = (m.role == Role::Assistant).then_some(on_fork);
-                            view! { <MessageCard message=m on_fork=fork /> }
-                        })
-                        .collect_view()
-                        .into_any()
-                }}
+                <Show when=move || feed.messages.with(Vec::is_empty) && feed.thread.with(Option::is_some)>
+                    <p class="empty muted">"This thread has no messages yet. Runs you start here will appear in it."</p>
+                </Show>
+                <For each=move || feed.messages.get() key=|m| m.id.clone() let:message>
+                    <MessageCard on_fork=(message.role == Role::Assistant).then_some(on_fork) message />
+                </For>
                 <Show when=move || feed.more_after.get()>
                     <button class="feed__more link" data-testid="load-newer" on:click=move |_| load_newer(inbox, feed)>"Load newer messages"</button>
                 </Show>

@@ -1,0 +1,3 @@
+//! Small components shared by several screens.
+
+pub(crate) mod model_picker;
