@@ -17,7 +17,11 @@ pub(crate) fn resolve() -> Result<PathBuf, String> {
 
 /// The XDG data home on Linux, Application Support on macOS, AppData on Windows.
 fn platform_data_dir() -> Option<PathBuf> {
-    let env_dir = |key: &str| std::env::var_os(key).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env_dir = |key: &str| {
+        std::env::var_os(key)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     if cfg!(target_os = "windows") {
         return env_dir("APPDATA");
     }

@@ -72,9 +72,16 @@ impl CommandRegistry {
         self.handlers.keys().copied().collect()
     }
 
-    pub(crate) async fn dispatch(&self, slot: &HostSlot, name: &str, raw: Value) -> Result<Value, ApiError> {
+    pub(crate) async fn dispatch(
+        &self,
+        slot: &HostSlot,
+        name: &str,
+        raw: Value,
+    ) -> Result<Value, ApiError> {
         let Some(handler) = self.handlers.get(name) else {
-            return Err(ApiError::invalid_input(format!("Unknown command “{name}”.")));
+            return Err(ApiError::invalid_input(format!(
+                "Unknown command “{name}”."
+            )));
         };
         match slot {
             HostSlot::Ready(host) => handler(host.clone(), raw).await,
@@ -85,7 +92,11 @@ impl CommandRegistry {
 
 fn parse_params<C: Command>(raw: Value) -> Result<C::Params, ApiError> {
     // Tauri sends `{}` for a call without arguments; treat null the same way.
-    let raw = if raw.is_null() { Value::Object(Default::default()) } else { raw };
+    let raw = if raw.is_null() {
+        Value::Object(Default::default())
+    } else {
+        raw
+    };
     serde_json::from_value(raw).map_err(|e| {
         ApiError::invalid_input(format!("The request for {} is malformed.", C::NAME))
             .with_details(e.to_string())
@@ -136,7 +147,11 @@ mod tests {
 
     async fn ready_slot(root: &TempDataRoot) -> HostSlot {
         let data_root = pizza_host::DataRoot::prepare(root.path()).unwrap();
-        HostSlot::Ready(Host::open(data_root, pizza_host::HostOptions::default()).await.unwrap())
+        HostSlot::Ready(
+            Host::open(data_root, pizza_host::HostOptions::default())
+                .await
+                .unwrap(),
+        )
     }
 
     #[tokio::test]
@@ -145,11 +160,18 @@ mod tests {
         let slot = ready_slot(&root).await;
         let registry = CommandRegistry::new();
 
-        let unknown = registry.dispatch(&slot, "thread_explode", Value::Null).await.unwrap_err();
+        let unknown = registry
+            .dispatch(&slot, "thread_explode", Value::Null)
+            .await
+            .unwrap_err();
         assert_eq!(unknown.code, ErrorCode::InvalidInput);
 
         let malformed = registry
-            .dispatch(&slot, "settings_update", serde_json::json!({"theme": "neon"}))
+            .dispatch(
+                &slot,
+                "settings_update",
+                serde_json::json!({"theme": "neon"}),
+            )
             .await
             .unwrap_err();
         assert_eq!(malformed.code, ErrorCode::InvalidInput);
@@ -160,7 +182,10 @@ mod tests {
         assert_eq!(not_an_object.code, ErrorCode::InvalidInput);
 
         // Nothing was written by the refused update.
-        let settings = registry.dispatch(&slot, "settings_get", Value::Null).await.unwrap();
+        let settings = registry
+            .dispatch(&slot, "settings_get", Value::Null)
+            .await
+            .unwrap();
         assert_eq!(settings["theme"], "system");
     }
 
@@ -170,18 +195,28 @@ mod tests {
         let slot = ready_slot(&root).await;
         let registry = CommandRegistry::new();
         let updated = registry
-            .dispatch(&slot, "settings_update", serde_json::json!({"theme": "dark"}))
+            .dispatch(
+                &slot,
+                "settings_update",
+                serde_json::json!({"theme": "dark"}),
+            )
             .await
             .unwrap();
         assert_eq!(updated["theme"], "dark");
-        let info = registry.dispatch(&slot, "app_info", serde_json::json!({})).await.unwrap();
+        let info = registry
+            .dispatch(&slot, "app_info", serde_json::json!({}))
+            .await
+            .unwrap();
         assert_eq!(info["name"], "Pizza Bot");
     }
 
     #[tokio::test]
     async fn a_failed_startup_answers_every_command_with_its_reason() {
         let slot = HostSlot::Failed(ApiError::general("The data folder /x cannot be used."));
-        let error = CommandRegistry::new().dispatch(&slot, "app_info", Value::Null).await.unwrap_err();
+        let error = CommandRegistry::new()
+            .dispatch(&slot, "app_info", Value::Null)
+            .await
+            .unwrap_err();
         assert_eq!(error.message, "The data folder /x cannot be used.");
     }
 }

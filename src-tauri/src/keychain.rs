@@ -73,7 +73,10 @@ fn map_error(error: keyring::Error) -> SecretError {
 fn unavailable_reason(cause: &str) -> String {
     if cause.contains("ServiceUnknown") || cause.contains("org.freedesktop.secrets") {
         format!("no Secret Service provider is running ({cause})")
-    } else if cause.contains("DBUS_SESSION_BUS_ADDRESS") || cause.contains("session bus") || cause.contains("dbus-launch") {
+    } else if cause.contains("DBUS_SESSION_BUS_ADDRESS")
+        || cause.contains("session bus")
+        || cause.contains("dbus-launch")
+    {
         format!("there is no D-Bus session bus ({cause})")
     } else {
         cause.to_owned()
@@ -86,12 +89,19 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem_and_the_env_alternative() {
-        let unavailable = map_error(keyring::Error::PlatformFailure("org.freedesktop.DBus.Error.ServiceUnknown".into()));
+        let unavailable = map_error(keyring::Error::PlatformFailure(
+            "org.freedesktop.DBus.Error.ServiceUnknown".into(),
+        ));
         assert!(matches!(unavailable, SecretError::Unavailable { .. }));
         let text = unavailable.to_string();
-        assert!(text.contains("no Secret Service provider") && text.contains("${ENV_VAR}"), "{text}");
+        assert!(
+            text.contains("no Secret Service provider") && text.contains("${ENV_VAR}"),
+            "{text}"
+        );
 
-        let locked = map_error(keyring::Error::NoStorageAccess("collection is locked".into()));
+        let locked = map_error(keyring::Error::NoStorageAccess(
+            "collection is locked".into(),
+        ));
         assert!(matches!(locked, SecretError::Locked { .. }));
         assert!(locked.to_string().contains("locked"));
     }

@@ -75,13 +75,16 @@ fn open_host() -> Result<(Host, logging::LogGuard), String> {
     let data_root = DataRoot::prepare(path).map_err(|e| e.to_string())?;
     let guard = logging::init(&data_root.logs_dir());
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "starting Pizza Bot");
-    let host = tauri::async_runtime::block_on(Host::open(data_root, host_options())).map_err(|e| e.to_string())?;
+    let host = tauri::async_runtime::block_on(Host::open(data_root, host_options()))
+        .map_err(|e| e.to_string())?;
     Ok((host, guard))
 }
 
 /// The OS services the host gets: provider secrets in the real keychain.
 fn host_options() -> HostOptions {
-    HostOptions::default().with_secrets(std::sync::Arc::new(crate::keychain::KeychainSecrets::default()))
+    HostOptions::default().with_secrets(std::sync::Arc::new(
+        crate::keychain::KeychainSecrets::default(),
+    ))
 }
 
 /// One running instance per data root: a second launch on the same root
@@ -113,7 +116,11 @@ mod tests {
         assert_ne!(a, b);
         for element in a.split('.') {
             assert!(!element.is_empty() && !element.starts_with(|c: char| c.is_ascii_digit()));
-            assert!(element.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+            assert!(
+                element
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            );
         }
     }
 }

@@ -10,7 +10,9 @@
 
 use pizza_bot::KeychainSecrets;
 use pizza_host::{DataRoot, Host, HostOptions, SecretStore};
-use pizza_protocol::{ModelListParams, ProviderConfigureParams, ProviderIdParams, ProviderListParams};
+use pizza_protocol::{
+    ModelListParams, ProviderConfigureParams, ProviderIdParams, ProviderListParams,
+};
 use pizza_test_support::data_root::TempDataRoot;
 use pizza_test_support::mock_provider::{MockProvider, MockResponse};
 use pizza_test_support::secret_service;
@@ -45,14 +47,21 @@ fn capture_logs() -> Captured {
 }
 
 fn contains(haystack: &[u8], needle: &str) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
 }
 
 fn database_bytes(root: &std::path::Path) -> Vec<u8> {
     let mut bytes = Vec::new();
     for entry in std::fs::read_dir(root).unwrap() {
         let path = entry.unwrap().path();
-        if path.file_name().unwrap().to_string_lossy().starts_with("pizza-bot.sqlite") {
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("pizza-bot.sqlite")
+        {
             bytes.extend(std::fs::read(path).unwrap());
         }
     }
@@ -63,7 +72,10 @@ fn database_bytes(root: &std::path::Path) -> Vec<u8> {
 fn openai(base_url: &str, key: &str) -> ProviderConfigureParams {
     ProviderConfigureParams {
         id: "openai".into(),
-        fields: BTreeMap::from([("base_url".into(), base_url.into()), ("api_key".into(), key.into())]),
+        fields: BTreeMap::from([
+            ("base_url".into(), base_url.into()),
+            ("api_key".into(), key.into()),
+        ]),
         enablement: None,
     }
 }
@@ -79,10 +91,21 @@ async fn provider_secrets_live_in_the_real_keychain_only() {
 
     // Directly: set, replace, delete.
     keychain.set("direct", "first-value").unwrap();
-    assert_eq!(keychain.get("direct").unwrap().as_deref(), Some("first-value"));
+    assert_eq!(
+        keychain.get("direct").unwrap().as_deref(),
+        Some("first-value")
+    );
     keychain.set("direct", "second-value").unwrap();
-    assert_eq!(keychain.get("direct").unwrap().as_deref(), Some("second-value"));
-    assert_eq!(secret_service::lookup(&service, "direct").unwrap().as_deref(), Some("second-value"));
+    assert_eq!(
+        keychain.get("direct").unwrap().as_deref(),
+        Some("second-value")
+    );
+    assert_eq!(
+        secret_service::lookup(&service, "direct")
+            .unwrap()
+            .as_deref(),
+        Some("second-value")
+    );
     keychain.delete("direct").unwrap();
     assert_eq!(keychain.get("direct").unwrap(), None);
     keychain.delete("direct").unwrap();
@@ -98,44 +121,79 @@ async fn provider_secrets_live_in_the_real_keychain_only() {
     let options = HostOptions::default()
         .with_secrets(Arc::new(keychain.clone()))
         .with_ollama_probe(None);
-    let host = Host::open(DataRoot::prepare(root.path()).unwrap(), options).await.unwrap();
+    let host = Host::open(DataRoot::prepare(root.path()).unwrap(), options)
+        .await
+        .unwrap();
     let (first, second) = ("sk-first-4c1f9a0e7d", "sk-second-88b2e6d1aa");
     let mut answers = Vec::new();
 
     let configured = host.provider_configure(openai(&base, first)).await.unwrap();
     answers.push(serde_json::to_string(&configured).unwrap());
     assert_eq!(
-        secret_service::lookup(&service, "provider.openai.api_key").unwrap().as_deref(),
+        secret_service::lookup(&service, "provider.openai.api_key")
+            .unwrap()
+            .as_deref(),
         Some(first)
     );
-    let replaced = host.provider_configure(openai(&base, second)).await.unwrap();
+    let replaced = host
+        .provider_configure(openai(&base, second))
+        .await
+        .unwrap();
     answers.push(serde_json::to_string(&replaced).unwrap());
     assert_eq!(
-        secret_service::lookup(&service, "provider.openai.api_key").unwrap().as_deref(),
+        secret_service::lookup(&service, "provider.openai.api_key")
+            .unwrap()
+            .as_deref(),
         Some(second)
     );
-    let tested = host.provider_test(ProviderIdParams { id: "openai".into() }).await.unwrap();
+    let tested = host
+        .provider_test(ProviderIdParams {
+            id: "openai".into(),
+        })
+        .await
+        .unwrap();
     answers.push(serde_json::to_string(&tested).unwrap());
     assert_eq!(tested.status, pizza_protocol::ProviderStatus::Ready);
     assert_eq!(
         mock.last_request().unwrap().header("authorization"),
         Some(format!("Bearer {second}").as_str())
     );
-    answers.push(serde_json::to_string(&host.provider_list(ProviderListParams {}).await.unwrap()).unwrap());
-    answers.push(serde_json::to_string(&host.model_list(ModelListParams::default()).await.unwrap()).unwrap());
-    let removed = host.provider_remove(ProviderIdParams { id: "openai".into() }).await.unwrap();
+    answers.push(
+        serde_json::to_string(&host.provider_list(ProviderListParams {}).await.unwrap()).unwrap(),
+    );
+    answers.push(
+        serde_json::to_string(&host.model_list(ModelListParams::default()).await.unwrap()).unwrap(),
+    );
+    let removed = host
+        .provider_remove(ProviderIdParams {
+            id: "openai".into(),
+        })
+        .await
+        .unwrap();
     answers.push(serde_json::to_string(&removed).unwrap());
-    assert_eq!(secret_service::lookup(&service, "provider.openai.api_key").unwrap(), None);
+    assert_eq!(
+        secret_service::lookup(&service, "provider.openai.api_key").unwrap(),
+        None
+    );
     host.close().await;
 
     let database = database_bytes(&root.path());
     let logged = logs.0.lock().unwrap().clone();
-    assert!(!logged.is_empty(), "nothing was logged; the capture is broken");
+    assert!(
+        !logged.is_empty(),
+        "nothing was logged; the capture is broken"
+    );
     for secret in [first, second] {
-        assert!(!contains(&database, secret), "the secret is in the database");
+        assert!(
+            !contains(&database, secret),
+            "the secret is in the database"
+        );
         assert!(!contains(&logged, secret), "the secret is in the logs");
         for answer in &answers {
-            assert!(!contains(answer.as_bytes(), secret), "a command answer carries the secret: {answer}");
+            assert!(
+                !contains(answer.as_bytes(), secret),
+                "a command answer carries the secret: {answer}"
+            );
         }
     }
 }

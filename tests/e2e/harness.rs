@@ -91,9 +91,8 @@ impl App {
         let capabilities = serde_json::json!({
             "webkitgtk:browserOptions": { "binary": binary, "args": [] }
         });
-        let capabilities = match capabilities {
-            serde_json::Value::Object(map) => map,
-            _ => bail!("capabilities must be an object"),
+        let serde_json::Value::Object(capabilities) = capabilities else {
+            bail!("capabilities must be an object")
         };
         let url = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + UI_TIMEOUT;
@@ -161,7 +160,11 @@ impl App {
     }
 
     /// Polls `script` until it returns `expected` or the timeout passes.
-    pub(crate) async fn wait_for_value(&self, script: &str, expected: &serde_json::Value) -> Result<()> {
+    pub(crate) async fn wait_for_value(
+        &self,
+        script: &str,
+        expected: &serde_json::Value,
+    ) -> Result<()> {
         let deadline = Instant::now() + UI_TIMEOUT;
         loop {
             let value = self.eval(script).await?;
@@ -177,7 +180,9 @@ impl App {
 
     /// Saves a screenshot next to the build output, for a failed test.
     pub(crate) async fn screenshot(&self, label: &str) {
-        let Ok(png) = self.client.screenshot().await else { return };
+        let Ok(png) = self.client.screenshot().await else {
+            return;
+        };
         let dir = artifacts_dir();
         if std::fs::create_dir_all(&dir).is_ok() {
             let path = dir.join(format!("{}-{label}.png", self.name));
@@ -243,7 +248,10 @@ fn kill_group(child: &mut Child) {
         if let Ok(pid) = i32::try_from(child.id())
             && pid > 1
         {
-            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
         }
         let _ = child.kill();
     }
@@ -256,7 +264,10 @@ fn app_binary() -> Result<PathBuf> {
     };
     let path = PathBuf::from(path);
     if !path.is_file() {
-        bail!("PIZZA_APP_BIN={} is not a file; build it with `cargo build -p pizza-bot`", path.display());
+        bail!(
+            "PIZZA_APP_BIN={} is not a file; build it with `cargo build -p pizza-bot`",
+            path.display()
+        );
     }
     if std::env::var_os("DISPLAY").is_none() {
         bail!("no DISPLAY: run the end-to-end tests with `cargo xtask test` (it starts Xvfb)");
@@ -287,7 +298,11 @@ pub(crate) fn report(line: &str) {
     use std::io::Write;
     let dir = artifacts_dir();
     let _ = std::fs::create_dir_all(&dir);
-    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("figures.txt")) {
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("figures.txt"))
+    {
         let _ = writeln!(file, "{line}");
     }
     // Captured output is dropped for passing tests; the terminal is not.

@@ -10,13 +10,18 @@ use serde_json::json;
 const ENTER: &str = "\u{E007}";
 
 fn row(title: &str) -> String {
-    format!("//div[@data-testid='thread-row'][.//span[@data-testid='thread-title' and normalize-space()='{title}']]")
+    format!(
+        "//div[@data-testid='thread-row'][.//span[@data-testid='thread-title' and normalize-space()='{title}']]"
+    )
 }
 
 async fn row_menu(app: &App, title: &str, item: &str) -> Result<()> {
     app.retrying(async || {
         let row = app.client.find(Locator::XPath(&row(title))).await?;
-        row.find(Locator::Css("[data-testid=thread-menu]")).await?.click().await?;
+        row.find(Locator::Css("[data-testid=thread-menu]"))
+            .await?
+            .click()
+            .await?;
         row.find(Locator::Css(item)).await?.click().await?;
         Ok(())
     })
@@ -39,7 +44,13 @@ async fn wait_count(app: &App, view: &str, expected: &str) -> Result<()> {
 async fn organise_search_fork_export_and_restart() -> Result<()> {
     let sandbox = Sandbox::new()?;
     seed::data_root(&sandbox.data_root(), async |store| {
-        seed::thread(store, "Pizza dough notes", 60, Some((2, "How long should sourdough proof overnight?"))).await?;
+        seed::thread(
+            store,
+            "Pizza dough notes",
+            60,
+            Some((2, "How long should sourdough proof overnight?")),
+        )
+        .await?;
         seed::thread(store, "Weekend plans", 2, None).await?;
         Ok(())
     })
@@ -126,7 +137,11 @@ async fn organise_search_fork_export_and_restart() -> Result<()> {
     .await?;
 
     let markdown = std::fs::read_to_string(&export_path)?;
-    ensure!(markdown.starts_with("# Pizza dough notes\n"), "{}", &markdown[..80.min(markdown.len())]);
+    ensure!(
+        markdown.starts_with("# Pizza dough notes\n"),
+        "{}",
+        &markdown[..80.min(markdown.len())]
+    );
     ensure!(markdown.contains("How long should sourdough proof overnight?"));
 
     // Everything as left after a restart.
@@ -134,9 +149,18 @@ async fn organise_search_fork_export_and_restart() -> Result<()> {
     app.run(async |app| {
         app.find("[data-testid=thread-row]").await?;
         wait_count(app, "all", "3").await?;
-        app.wait_for_value("return document.querySelector('.threads__heading').textContent", &json!("Pinned")).await?;
+        app.wait_for_value(
+            "return document.querySelector('.threads__heading').textContent",
+            &json!("Pinned"),
+        )
+        .await?;
         app.client.find(Locator::XPath(&row("Road trip"))).await?;
-        ensure!(app.client.find_all(Locator::Css("[data-testid=folder-row]")).await?.is_empty());
+        ensure!(
+            app.client
+                .find_all(Locator::Css("[data-testid=folder-row]"))
+                .await?
+                .is_empty()
+        );
         Ok(())
     })
     .await
@@ -164,6 +188,15 @@ async fn a_long_thread_opens_paged() -> Result<()> {
         );
         let ipc_ms = app.client.execute_async(&ipc, vec![]).await?;
         crate::harness::report(&format!("thread_get of the last 50 of 10,000 messages over IPC: {ipc_ms} ms"));
+        let idle_frame = app
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; const t0 = performance.now();
+                 requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0)));",
+                vec![],
+            )
+            .await?;
+        crate::harness::report(&format!("an idle animation frame in this webview: {idle_frame} ms"));
         let script = "const done = arguments[arguments.length - 1];
             const t0 = performance.now();
             let inserted = null;

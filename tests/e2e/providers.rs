@@ -14,7 +14,9 @@ const SERVICE: &str = "pizza-bot";
 const ENTRY: &str = "provider.openai.api_key";
 
 fn status_of(id: &str) -> String {
-    format!("return document.querySelector('[data-testid=provider-status-{id}]')?.dataset.status ?? null")
+    format!(
+        "return document.querySelector('[data-testid=provider-status-{id}]')?.dataset.status ?? null"
+    )
 }
 
 async fn open_providers(app: &App) -> Result<()> {
@@ -26,27 +28,42 @@ async fn open_providers(app: &App) -> Result<()> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_openai_compatible_provider_is_configured_tested_and_kept() -> Result<()> {
-    secret_service::ensure().map_err(|reason| anyhow!("the providers e2e test needs a Secret Service: {reason}"))?;
+    secret_service::ensure()
+        .map_err(|reason| anyhow!("the providers e2e test needs a Secret Service: {reason}"))?;
     let mock = MockProvider::start().await?;
     mock.set_default(
         "/v1/models",
-        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}, {"id": "gpt-5-mini"}]})),
+        MockResponse::json(
+            200,
+            &json!({"data": [{"id": "gpt-4o"}, {"id": "gpt-5-mini"}]}),
+        ),
     );
-    mock.set_default("/v1/chat/completions", sse::openai_chat_text("Hello from the mock."));
+    mock.set_default(
+        "/v1/chat/completions",
+        sse::openai_chat_text("Hello from the mock."),
+    );
     let base_url = format!("{}/v1", mock.url());
     let sandbox = Sandbox::new()?;
 
     let app = App::start(&sandbox, "providers").await?;
     app.run(async |app| {
         open_providers(app).await?;
-        app.wait_for_value(&status_of("openai"), &json!("unconfigured")).await?;
+        app.wait_for_value(&status_of("openai"), &json!("unconfigured"))
+            .await?;
         app.click("[data-testid=provider-row-openai]").await?;
         app.find("[data-testid=provider-form-openai]").await?;
-        app.find("[data-testid=provider-field-base_url]").await?.send_keys(&base_url).await?;
-        app.find("[data-testid=provider-field-api_key]").await?.send_keys(KEY).await?;
+        app.find("[data-testid=provider-field-base_url]")
+            .await?
+            .send_keys(&base_url)
+            .await?;
+        app.find("[data-testid=provider-field-api_key]")
+            .await?
+            .send_keys(KEY)
+            .await?;
         app.click("[data-testid=provider-save]").await?;
         app.find("[data-testid=provider-saved]").await?;
-        app.wait_for_value(&status_of("openai"), &json!("ready")).await?;
+        app.wait_for_value(&status_of("openai"), &json!("ready"))
+            .await?;
         // The key field is cleared and only says a key is stored.
         app.wait_for_value(
             "return document.querySelector('[data-testid=provider-field-api_key]').value",
@@ -60,12 +77,14 @@ async fn an_openai_compatible_provider_is_configured_tested_and_kept() -> Result
         .await?;
 
         app.click("[data-testid=provider-test]").await?;
-        app.find("[data-testid=provider-test-result][data-status=ready]").await?;
+        app.find("[data-testid=provider-test-result][data-status=ready]")
+            .await?;
         app.find("[data-testid=provider-model-gpt-4o]").await?;
         app.find("[data-testid=provider-model-gpt-5-mini]").await?;
 
         // The default model: automatic first, then a choice.
-        app.find("[data-testid=default-model] option[value='openai:gpt-4o']").await?;
+        app.find("[data-testid=default-model] option[value='openai:gpt-4o']")
+            .await?;
         app.eval(
             "const s = document.querySelector('[data-testid=default-model]');
              s.value = 'openai:gpt-4o';
@@ -75,7 +94,10 @@ async fn an_openai_compatible_provider_is_configured_tested_and_kept() -> Result
         .await?;
         app.find("[data-testid=default-model-saved]").await?;
         let effective = app.text("[data-testid=default-model-effective]").await?;
-        ensure!(effective.contains("openai:gpt-4o"), "default model shows {effective:?}");
+        ensure!(
+            effective.contains("openai:gpt-4o"),
+            "default model shows {effective:?}"
+        );
 
         let page = app.client.source().await?;
         ensure!(!page.contains(KEY), "the page shows the secret");
@@ -83,7 +105,10 @@ async fn an_openai_compatible_provider_is_configured_tested_and_kept() -> Result
     })
     .await?;
     let stored = secret_service::lookup(SERVICE, ENTRY).map_err(|e| anyhow!(e))?;
-    ensure!(stored.as_deref() == Some(KEY), "keychain holds {stored:?} after the first run");
+    ensure!(
+        stored.as_deref() == Some(KEY),
+        "keychain holds {stored:?} after the first run"
+    );
     let authorized = mock
         .requests()
         .iter()
@@ -110,12 +135,19 @@ async fn an_openai_compatible_provider_is_configured_tested_and_kept() -> Result
     })
     .await?;
     let stored = secret_service::lookup(SERVICE, ENTRY).map_err(|e| anyhow!(e))?;
-    ensure!(stored.as_deref() == Some(KEY), "keychain holds {stored:?} after the restart");
+    ensure!(
+        stored.as_deref() == Some(KEY),
+        "keychain holds {stored:?} after the restart"
+    );
 
-    let logs = std::fs::read_dir(sandbox.data_root().join("logs")).context("reading the logs folder")?;
+    let logs =
+        std::fs::read_dir(sandbox.data_root().join("logs")).context("reading the logs folder")?;
     for entry in logs {
         let text = std::fs::read(entry?.path())?;
-        ensure!(!text.windows(KEY.len()).any(|w| w == KEY.as_bytes()), "the key is in the logs");
+        ensure!(
+            !text.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
+            "the key is in the logs"
+        );
     }
     Ok(())
 }

@@ -28,7 +28,9 @@ pub(crate) async fn thread(
             Some((at, words)) if at == turn => words.to_owned(),
             _ => format!("Question {turn} about {title}?"),
         };
-        let answer = format!("Answer {turn}: here is what I found about **{title}**.\n\n```rust\nfn step() -> u32 {{ {turn} }}\n```");
+        let answer = format!(
+            "Answer {turn}: here is what I found about **{title}**.\n\n```rust\nfn step() -> u32 {{ {turn} }}\n```"
+        );
         store
             .commit_step(
                 &thread.id,

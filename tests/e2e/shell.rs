@@ -21,7 +21,10 @@ async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
         app.click("[data-testid=rail-settings]").await?;
         app.click("[data-testid=settings-about]").await?;
         let version = app.text("[data-testid=about-version]").await?;
-        ensure!(version == env!("CARGO_PKG_VERSION"), "About shows version {version:?}");
+        ensure!(
+            version == env!("CARGO_PKG_VERSION"),
+            "About shows version {version:?}"
+        );
         let root = app.text("[data-testid=about-data-root]").await?;
         ensure!(
             root == sandbox.data_root().display().to_string(),
@@ -29,7 +32,10 @@ async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
         );
 
         // Unknown commands and malformed params from the page are ApiErrors.
-        for (command, args) in [("thread_explode", "{}"), ("settings_update", "{\"theme\": 7}")] {
+        for (command, args) in [
+            ("thread_explode", "{}"),
+            ("settings_update", "{\"theme\": 7}"),
+        ] {
             let script = format!(
                 "const done = arguments[arguments.length - 1];
                  window.__TAURI_INTERNALS__.invoke('{command}', {args})
@@ -87,7 +93,8 @@ async fn an_unusable_data_root_is_explained_in_the_window() -> Result<()> {
     app.run(async |app| {
         let message = app.text("[data-testid=startup-error]").await?;
         ensure!(
-            message.contains(&bad_root.display().to_string()) && message.contains("Not a directory"),
+            message.contains(&bad_root.display().to_string())
+                && message.contains("Not a directory"),
             "startup error names the path and reason: {message:?}"
         );
         Ok(())

@@ -14,7 +14,8 @@ extern "C" {
 /// Calls `on_event` for every app event named `name`, for the app's lifetime.
 pub(crate) fn listen(name: &'static str, on_event: impl Fn(AppEvent) + 'static) {
     let callback = Closure::<dyn Fn(JsValue)>::new(move |message: JsValue| {
-        let payload = js_sys::Reflect::get(&message, &JsValue::from_str("payload")).unwrap_or(JsValue::NULL);
+        let payload =
+            js_sys::Reflect::get(&message, &JsValue::from_str("payload")).unwrap_or(JsValue::NULL);
         if let Ok(event) = serde_wasm_bindgen::from_value::<AppEvent>(payload) {
             on_event(event);
         }
@@ -23,7 +24,8 @@ pub(crate) fn listen(name: &'static str, on_event: impl Fn(AppEvent) + 'static) 
     // Listeners live as long as the window.
     callback.forget();
     leptos::task::spawn_local(async move {
-        let args = serde_json::json!({ "event": name, "target": { "kind": "Any" }, "handler": handler });
+        let args =
+            serde_json::json!({ "event": name, "target": { "kind": "Any" }, "handler": handler });
         if let Err(error) = invoke_plugin("plugin:event|listen", &args).await {
             web_sys::console::warn_1(&JsValue::from_str(&format!("listening to {name}: {error}")));
         }

@@ -27,7 +27,11 @@ pub(crate) async fn invoke<C: Command>(params: &C::Params) -> Result<C::Response
             .unwrap_or_else(|_| {
                 let text = error
                     .as_string()
-                    .or_else(|| js_sys::JSON::stringify(&error).ok().and_then(|s| s.as_string()))
+                    .or_else(|| {
+                        js_sys::JSON::stringify(&error)
+                            .ok()
+                            .and_then(|s| s.as_string())
+                    })
                     .unwrap_or_default();
                 ApiError::general("Pizza Bot's core did not answer.").with_details(text)
             })),
@@ -35,7 +39,10 @@ pub(crate) async fn invoke<C: Command>(params: &C::Params) -> Result<C::Response
 }
 
 /// Calls a Tauri command that is not in the protocol table (plugin commands).
-pub(crate) async fn invoke_plugin(cmd: &str, args: &serde_json::Value) -> Result<JsValue, ApiError> {
+pub(crate) async fn invoke_plugin(
+    cmd: &str,
+    args: &serde_json::Value,
+) -> Result<JsValue, ApiError> {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
     let args = args
         .serialize(&serializer)
@@ -43,7 +50,11 @@ pub(crate) async fn invoke_plugin(cmd: &str, args: &serde_json::Value) -> Result
     tauri_invoke(cmd, args).await.map_err(|error| {
         let text = error
             .as_string()
-            .or_else(|| js_sys::JSON::stringify(&error).ok().and_then(|s| s.as_string()))
+            .or_else(|| {
+                js_sys::JSON::stringify(&error)
+                    .ok()
+                    .and_then(|s| s.as_string())
+            })
             .unwrap_or_default();
         ApiError::general(format!("{cmd} failed.")).with_details(text)
     })

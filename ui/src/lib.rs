@@ -3,13 +3,15 @@
 
 // Leptos' `#[component]` emits `pub` props structs inside private modules.
 #![allow(unreachable_pub)]
+// Component props are owned values by design (Leptos moves them into views).
+#![allow(clippy::needless_pass_by_value)]
 
 mod app;
 mod components;
 mod events;
 mod ipc;
-mod markdown;
 mod keys;
+mod markdown;
 mod screens;
 mod shell;
 mod theme;

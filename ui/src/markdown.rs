@@ -5,7 +5,8 @@
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd, html};
 
 pub(crate) fn to_html(source: &str) -> String {
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let events = Parser::new_ext(source, options).flat_map(|event| match event {
         Event::Html(raw) | Event::InlineHtml(raw) => vec![Event::Text(raw)],
         Event::Start(Tag::CodeBlock(kind)) => {

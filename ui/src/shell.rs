@@ -4,8 +4,8 @@ use crate::app::AppState;
 use crate::keys::{Shortcut, shortcut};
 use crate::screens::inbox::{self, ConfirmDialog, InboxPane, InboxSidebar, state::Inbox};
 use crate::screens::settings::{SettingsPane, SettingsSidebar};
-use pizza_protocol::AppEvent;
 use leptos::prelude::*;
+use pizza_protocol::AppEvent;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Screen {
@@ -52,7 +52,7 @@ pub(crate) fn Shell() -> impl IntoView {
                     && let Some(id) = inbox.selected.get_untracked()
                 {
                     let title = inbox.thread(&id).map(|t| t.title).unwrap_or_default();
-                    inbox::confirm_delete(inbox, id, title);
+                    inbox::confirm_delete(inbox, id, &title);
                 }
             }
         }
@@ -85,21 +85,22 @@ pub(crate) fn Shell() -> impl IntoView {
 
 #[component]
 fn Rail(screen: RwSignal<Screen>) -> impl IntoView {
-    let item = move |target: Screen, label: &'static str, glyph: &'static str, testid: &'static str| {
-        view! {
-            <button
-                class="rail__item"
-                class:rail__item--active=move || screen.get() == target
-                aria-current=move || (screen.get() == target).then_some("page")
-                title=label
-                aria-label=label
-                data-testid=testid
-                on:click=move |_| screen.set(target)
-            >
-                <span aria-hidden="true">{glyph}</span>
-            </button>
-        }
-    };
+    let item =
+        move |target: Screen, label: &'static str, glyph: &'static str, testid: &'static str| {
+            view! {
+                <button
+                    class="rail__item"
+                    class:rail__item--active=move || screen.get() == target
+                    aria-current=move || (screen.get() == target).then_some("page")
+                    title=label
+                    aria-label=label
+                    data-testid=testid
+                    on:click=move |_| screen.set(target)
+                >
+                    <span aria-hidden="true">{glyph}</span>
+                </button>
+            }
+        };
     // Not built yet: shown so the shape of the app is clear, but disabled.
     let later = |label: &'static str, glyph: &'static str| {
         view! {

@@ -32,7 +32,10 @@ pub(crate) fn bundle() -> Result<()> {
             .current_dir(&root)
             .env("TAURI_APP_PATH", root.join("src-tauri")),
     )?;
-    let out = crate::target_dir()?.join("release").join("bundle").join("deb");
+    let out = crate::target_dir()?
+        .join("release")
+        .join("bundle")
+        .join("deb");
     eprintln!("xtask: .deb written to {}", out.display());
     Ok(())
 }

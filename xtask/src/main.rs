@@ -61,7 +61,10 @@ pub(crate) fn target_dir() -> Result<PathBuf> {
         .current_dir(workspace_root())
         .output()?;
     if !output.status.success() {
-        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     let meta: serde_json::Value = serde_json::from_slice(&output.stdout)?;
     match meta["target_directory"].as_str() {

@@ -16,7 +16,15 @@ impl Xvfb {
         // -displayfd: Xvfb picks a free display and writes its number when ready,
         // so there is no guessing and no sleeping.
         let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x800x24",
+                "-nolisten",
+                "tcp",
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

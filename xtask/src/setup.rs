@@ -50,7 +50,10 @@ pub(crate) fn ensure(purpose: Purpose) -> Result<()> {
 
 fn ensure_packages(wanted: &[&str]) -> Result<()> {
     if !step::have("dpkg-query") {
-        eprintln!("xtask: not a Debian-based system; make sure these are installed: {}", wanted.join(" "));
+        eprintln!(
+            "xtask: not a Debian-based system; make sure these are installed: {}",
+            wanted.join(" ")
+        );
         return Ok(());
     }
     let missing: Vec<&str> = wanted.iter().copied().filter(|p| !installed(p)).collect();
@@ -93,10 +96,20 @@ fn is_root() -> bool {
 }
 
 fn ensure_wasm_target() -> Result<()> {
-    let list = Command::new("rustup").args(["target", "list", "--installed"]).output();
+    let list = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
     match list {
-        Ok(out) if String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim() == "wasm32-unknown-unknown") => Ok(()),
-        Ok(_) => step::run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"])),
+        Ok(out)
+            if String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .any(|l| l.trim() == "wasm32-unknown-unknown") =>
+        {
+            Ok(())
+        }
+        Ok(_) => {
+            step::run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+        }
         Err(_) => bail!("rustup is needed to add the wasm32-unknown-unknown target"),
     }
 }

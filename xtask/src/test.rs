@@ -14,7 +14,13 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
     step::cargo(&["fmt", "--all", "--check"])?;
     // The contract crate must build for the webview on its own; the UI build
     // proves it again with everything that uses it.
-    step::cargo(&["check", "-p", "pizza-protocol", "--target", "wasm32-unknown-unknown"])?;
+    step::cargo(&[
+        "check",
+        "-p",
+        "pizza-protocol",
+        "--target",
+        "wasm32-unknown-unknown",
+    ])?;
     ui::build()?;
     step::cargo(&[
         "clippy",
@@ -69,6 +75,9 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
         .env_remove("WAYLAND_DISPLAY");
     step::run(&mut command)?;
 
-    eprintln!("\nxtask test: all passed in {:.0}s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "\nxtask test: all passed in {:.0}s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }

@@ -45,7 +45,11 @@ pub(crate) fn build() -> Result<()> {
     for file in STATIC_FILES {
         copy_if_changed(&ui.join(file), &dist.join(file))?;
     }
-    eprintln!("<== {:.1}s  wasm-bindgen → {}", started.elapsed().as_secs_f64(), dist.display());
+    eprintln!(
+        "<== {:.1}s  wasm-bindgen → {}",
+        started.elapsed().as_secs_f64(),
+        dist.display()
+    );
     Ok(())
 }
 

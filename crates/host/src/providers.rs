@@ -10,15 +10,17 @@ mod state;
 
 pub(crate) use state::ProviderState;
 
-use config::{SecretInput, SecretRef, keychain_key, parse_secret_input, read_env, validate_enablement};
+use crate::Host;
+use config::{
+    SecretInput, SecretRef, keychain_key, parse_secret_input, read_env, validate_enablement,
+};
 use errors::{catalog_status, error_status, llm_error};
 use pizza_protocol::{
-    ApiError, AuthField, AuthFieldKind, ModelInfo, ProviderConfigureParams, ProviderIdParams, ProviderInfo,
-    ProviderList, ProviderListParams, ProviderStatus, ProviderTestResult,
+    ApiError, AuthField, AuthFieldKind, ModelInfo, ProviderConfigureParams, ProviderIdParams,
+    ProviderInfo, ProviderList, ProviderListParams, ProviderStatus, ProviderTestResult,
 };
 use pizza_providers::{FieldKind, ProviderDescriptor, build_provider, provider_descriptors};
 use state::{OLLAMA, unknown_provider};
-use crate::Host;
 
 fn descriptor(id: &str) -> Result<ProviderDescriptor, ApiError> {
     provider_descriptors()
@@ -28,11 +30,15 @@ fn descriptor(id: &str) -> Result<ProviderDescriptor, ApiError> {
 }
 
 impl Host {
-    pub async fn provider_list(&self, _params: ProviderListParams) -> Result<ProviderList, ApiError> {
+    pub async fn provider_list(
+        &self,
+        _params: ProviderListParams,
+    ) -> Result<ProviderList, ApiError> {
         self.providers_loaded().await;
         self.detect_ollama().await;
         let descriptors = provider_descriptors();
-        let statuses = futures::future::join_all(descriptors.iter().map(|d| self.provider_status(d.id))).await;
+        let statuses =
+            futures::future::join_all(descriptors.iter().map(|d| self.provider_status(d.id))).await;
         let providers = descriptors
             .iter()
             .zip(statuses)
@@ -41,12 +47,19 @@ impl Host {
         Ok(ProviderList { providers })
     }
 
-    pub async fn provider_configure(&self, params: ProviderConfigureParams) -> Result<ProviderInfo, ApiError> {
+    pub async fn provider_configure(
+        &self,
+        params: ProviderConfigureParams,
+    ) -> Result<ProviderInfo, ApiError> {
         let state = self.providers_loaded().await;
         let descriptor = descriptor(params.id.trim())?;
         let id = descriptor.id;
         let _write = state.writes.lock().await;
-        if let Some(unknown) = params.fields.keys().find(|k| !descriptor.fields.iter().any(|f| f.key == k.as_str())) {
+        if let Some(unknown) = params
+            .fields
+            .keys()
+            .find(|k| !descriptor.fields.iter().any(|f| f.key == k.as_str()))
+        {
             return Err(ApiError::invalid_input(format!(
                 "{} has no setting “{unknown}”.",
                 descriptor.display_name
@@ -61,31 +74,39 @@ impl Host {
         // Secrets typed in now: written to the keychain only once everything validated.
         let mut new_secrets: Vec<(String, String)> = Vec::new();
         for field in &descriptor.fields {
-            let Some(input) = params.fields.get(field.key) else { continue };
+            let Some(input) = params.fields.get(field.key) else {
+                continue;
+            };
             if field.secret {
                 match parse_secret_input(input)? {
                     SecretInput::Keep => {}
                     SecretInput::Env(var) => {
                         read_env(var)?;
-                        next.secrets.insert(field.key.to_owned(), SecretRef::Env(var.to_owned()));
+                        next.secrets
+                            .insert(field.key.to_owned(), SecretRef::Env(var.to_owned()));
                     }
                     SecretInput::Value(value) => {
                         new_secrets.push((field.key.to_owned(), value.to_owned()));
                         let key = keychain_key(id, field.key);
-                        next.secrets.insert(field.key.to_owned(), SecretRef::Keychain(key));
+                        next.secrets
+                            .insert(field.key.to_owned(), SecretRef::Keychain(key));
                     }
                 }
             } else if input.trim().is_empty() {
                 next.values.remove(field.key);
             } else {
-                next.values.insert(field.key.to_owned(), input.trim().to_owned());
+                next.values
+                    .insert(field.key.to_owned(), input.trim().to_owned());
             }
         }
 
         // Validate with the real values: typed-in, env, or already stored.
         let mut resolved = next.values.clone();
         for (field, reference) in &next.secrets {
-            let typed = new_secrets.iter().find(|(k, _)| k == field).map(|(_, v)| v.clone());
+            let typed = new_secrets
+                .iter()
+                .find(|(k, _)| k == field)
+                .map(|(_, v)| v.clone());
             let value = match typed {
                 Some(value) => Some(value),
                 None => state.resolve(reference).await?,
@@ -94,7 +115,8 @@ impl Host {
                 resolved.insert(field.clone(), value);
             }
         }
-        let provider = build_provider(id, &resolved, state.transport()).map_err(|e| llm_error(&e))?;
+        let provider =
+            build_provider(id, &resolved, state.transport()).map_err(|e| llm_error(&e))?;
 
         for (field, value) in new_secrets {
             let key = keychain_key(id, &field);
@@ -123,14 +145,20 @@ impl Host {
         Ok(self.provider_info(&descriptor, status))
     }
 
-    pub async fn provider_remove(&self, params: ProviderIdParams) -> Result<ProviderList, ApiError> {
+    pub async fn provider_remove(
+        &self,
+        params: ProviderIdParams,
+    ) -> Result<ProviderList, ApiError> {
         let state = self.providers_loaded().await;
         let descriptor = descriptor(params.id.trim())?;
         let id = descriptor.id;
         {
             let _write = state.writes.lock().await;
             let Some(stored) = state.memory().configs.get(id).cloned() else {
-                return Err(ApiError::not_found(format!("{} is not configured.", descriptor.display_name)));
+                return Err(ApiError::not_found(format!(
+                    "{} is not configured.",
+                    descriptor.display_name
+                )));
             };
             self.delete_provider_config(id).await?;
             {
@@ -151,7 +179,10 @@ impl Host {
 
     /// Lists the provider's models now, bypassing the cache; a failure is a
     /// status in the answer, not an error of the command.
-    pub async fn provider_test(&self, params: ProviderIdParams) -> Result<ProviderTestResult, ApiError> {
+    pub async fn provider_test(
+        &self,
+        params: ProviderIdParams,
+    ) -> Result<ProviderTestResult, ApiError> {
         let state = self.providers_loaded().await;
         let descriptor = descriptor(params.id.trim())?;
         let id = descriptor.id;
@@ -204,7 +235,11 @@ impl Host {
         }
     }
 
-    fn provider_info(&self, descriptor: &ProviderDescriptor, status: ProviderStatus) -> ProviderInfo {
+    fn provider_info(
+        &self,
+        descriptor: &ProviderDescriptor,
+        status: ProviderStatus,
+    ) -> ProviderInfo {
         let memory = self.provider_state().memory();
         let stored = memory.configs.get(descriptor.id);
         let fields = descriptor
@@ -247,13 +282,21 @@ impl Host {
 
     fn enablement_of(&self, id: &str) -> pizza_protocol::ModelEnablement {
         let memory = self.provider_state().memory();
-        memory.configs.get(id).map(|s| s.enablement.clone()).unwrap_or_default()
+        memory
+            .configs
+            .get(id)
+            .map(|s| s.enablement.clone())
+            .unwrap_or_default()
     }
 
     /// Removing a secret that no config points at any more: a keychain that
     /// is unavailable now must not block the removal, so it is logged only.
     async fn delete_secret_quietly(&self, id: &str, key: String) {
-        if let Err(error) = self.provider_state().secrets_call(move |s| s.delete(&key)).await {
+        if let Err(error) = self
+            .provider_state()
+            .secrets_call(move |s| s.delete(&key))
+            .await
+        {
             tracing::warn!(provider_id = id, code = %error.code, "could not delete a keychain entry");
         }
     }

@@ -24,7 +24,9 @@ const ENV_HINT: &str = "or enter the key as ${ENV_VAR} to read it from an enviro
 #[non_exhaustive]
 pub enum SecretError {
     /// No keychain service to talk to (no session bus, no Secret Service).
-    #[error("Secure storage (the OS keychain) is unavailable: {reason}. Start a keychain service such as GNOME Keyring, {ENV_HINT}.")]
+    #[error(
+        "Secure storage (the OS keychain) is unavailable: {reason}. Start a keychain service such as GNOME Keyring, {ENV_HINT}."
+    )]
     Unavailable { reason: String },
     /// The keychain exists but refuses access (locked, no default collection).
     #[error("The OS keychain is locked: {reason}. Unlock it and try again, {ENV_HINT}.")]

@@ -8,7 +8,11 @@ const THEME: &str = "ui.theme";
 
 impl Host {
     pub async fn settings_get(&self, _params: SettingsGetParams) -> Result<Settings, ApiError> {
-        let theme: Theme = self.store().setting(THEME).await.map_err(crate::HostError::from)?;
+        let theme: Theme = self
+            .store()
+            .setting(THEME)
+            .await
+            .map_err(crate::HostError::from)?;
         Ok(Settings { theme })
     }
 

@@ -4,9 +4,12 @@ use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
 
 async fn open(root: &TempDataRoot) -> Host {
-    Host::open(DataRoot::prepare(root.path()).unwrap(), HostOptions::default())
-        .await
-        .unwrap()
+    Host::open(
+        DataRoot::prepare(root.path()).unwrap(),
+        HostOptions::default(),
+    )
+    .await
+    .unwrap()
 }
 
 #[tokio::test]
@@ -30,7 +33,10 @@ async fn creates_a_private_data_root_and_reports_it() {
 async fn theme_survives_reopen() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root).await;
-    assert_eq!(host.settings_get(SettingsGetParams {}).await.unwrap().theme, Theme::System);
+    assert_eq!(
+        host.settings_get(SettingsGetParams {}).await.unwrap().theme,
+        Theme::System
+    );
     let updated = host
         .settings_update(SettingsPatch {
             theme: Some(Theme::Dark),
@@ -40,7 +46,10 @@ async fn theme_survives_reopen() {
     assert_eq!(updated.theme, Theme::Dark);
     host.close().await;
     let host = open(&root).await;
-    assert_eq!(host.settings_get(SettingsGetParams {}).await.unwrap().theme, Theme::Dark);
+    assert_eq!(
+        host.settings_get(SettingsGetParams {}).await.unwrap().theme,
+        Theme::Dark
+    );
 }
 
 #[tokio::test]
@@ -48,7 +57,10 @@ async fn an_empty_patch_changes_nothing() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root).await;
     let before = host.settings_get(SettingsGetParams {}).await.unwrap();
-    let after = host.settings_update(SettingsPatch::default()).await.unwrap();
+    let after = host
+        .settings_update(SettingsPatch::default())
+        .await
+        .unwrap();
     assert_eq!(before, after);
 }
 
@@ -57,7 +69,10 @@ async fn an_invalid_stored_theme_reads_as_the_default() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root).await;
     host.store().set_setting("ui.theme", "neon").await.unwrap();
-    assert_eq!(host.settings_get(SettingsGetParams {}).await.unwrap().theme, Theme::System);
+    assert_eq!(
+        host.settings_get(SettingsGetParams {}).await.unwrap().theme,
+        Theme::System
+    );
 }
 
 #[test]
@@ -70,9 +85,15 @@ fn a_data_root_from_a_newer_version_is_refused() {
     )
     .unwrap();
     let err = DataRoot::prepare(root.path()).unwrap_err();
-    assert!(matches!(err, HostError::DataRootTooNew { found: 99, .. }), "{err:?}");
+    assert!(
+        matches!(err, HostError::DataRootTooNew { found: 99, .. }),
+        "{err:?}"
+    );
     let message = err.to_string();
-    assert!(message.contains(&root.path().display().to_string()), "{message}");
+    assert!(
+        message.contains(&root.path().display().to_string()),
+        "{message}"
+    );
     assert!(message.contains("newer version"), "{message}");
 }
 

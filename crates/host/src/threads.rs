@@ -25,7 +25,10 @@ fn store_err(err: store::Error) -> ApiError {
 }
 
 impl Host {
-    pub async fn thread_create(&self, params: ThreadCreateParams) -> Result<ThreadSummary, ApiError> {
+    pub async fn thread_create(
+        &self,
+        params: ThreadCreateParams,
+    ) -> Result<ThreadSummary, ApiError> {
         let thread = self
             .store()
             .create_thread(store::NewThread {
@@ -39,7 +42,10 @@ impl Host {
         Ok(summary(thread))
     }
 
-    pub async fn thread_list(&self, params: ThreadListParams) -> Result<ThreadListResponse, ApiError> {
+    pub async fn thread_list(
+        &self,
+        params: ThreadListParams,
+    ) -> Result<ThreadListResponse, ApiError> {
         let folder = match params.folder_id {
             Some(id) => store::FolderFilter::Folder(id),
             None => store::FolderFilter::Any,
@@ -89,7 +95,10 @@ impl Host {
         })
     }
 
-    pub async fn thread_update(&self, params: ThreadUpdateParams) -> Result<ThreadSummary, ApiError> {
+    pub async fn thread_update(
+        &self,
+        params: ThreadUpdateParams,
+    ) -> Result<ThreadSummary, ApiError> {
         let update = store::ThreadUpdate {
             title: params.title,
             pinned: params.pinned,
@@ -116,9 +125,16 @@ impl Host {
     }
 
     pub async fn thread_fork(&self, params: ThreadForkParams) -> Result<ThreadSummary, ApiError> {
-        let parent = self.store().thread(&params.thread_id).await.map_err(store_err)?;
+        let parent = self
+            .store()
+            .thread(&params.thread_id)
+            .await
+            .map_err(store_err)?;
         // Two rows with one title would be indistinguishable in the sidebar.
-        let title: String = format!("{} (fork)", parent.title).chars().take(FORK_TITLE_MAX).collect();
+        let title: String = format!("{} (fork)", parent.title)
+            .chars()
+            .take(FORK_TITLE_MAX)
+            .collect();
         let thread = self
             .store()
             .fork_thread(&params.thread_id, &params.message_id, Some(&title))
@@ -128,7 +144,10 @@ impl Host {
         Ok(summary(thread))
     }
 
-    pub async fn thread_history(&self, params: ThreadIdParams) -> Result<Vec<CheckpointView>, ApiError> {
+    pub async fn thread_history(
+        &self,
+        params: ThreadIdParams,
+    ) -> Result<Vec<CheckpointView>, ApiError> {
         let checkpoints = self
             .store()
             .history(&params.thread_id, None, store::HISTORY_PAGE_MAX)
@@ -147,7 +166,10 @@ impl Host {
             .collect())
     }
 
-    pub async fn thread_search(&self, params: ThreadSearchParams) -> Result<Vec<SearchHit>, ApiError> {
+    pub async fn thread_search(
+        &self,
+        params: ThreadSearchParams,
+    ) -> Result<Vec<SearchHit>, ApiError> {
         let hits = self
             .store()
             .search(&params.q, params.limit.unwrap_or(DEFAULT_PAGE))
@@ -157,7 +179,11 @@ impl Host {
         let mut titles: HashMap<String, String> = HashMap::new();
         for hit in &hits {
             if !titles.contains_key(&hit.thread_id) {
-                let thread = self.store().thread(&hit.thread_id).await.map_err(store_err)?;
+                let thread = self
+                    .store()
+                    .thread(&hit.thread_id)
+                    .await
+                    .map_err(store_err)?;
                 titles.insert(thread.id, thread.title);
             }
         }

@@ -32,7 +32,11 @@ static DAEMON: OnceLock<Result<Daemon, String>> = OnceLock::new();
 /// Starts the Secret Service once per process and waits until it owns its
 /// bus name. Fails (never skips) without a session bus or the daemon.
 pub fn ensure() -> Result<(), String> {
-    DAEMON.get_or_init(start).as_ref().map(|_| ()).map_err(Clone::clone)
+    DAEMON
+        .get_or_init(start)
+        .as_ref()
+        .map(|_| ())
+        .map_err(Clone::clone)
 }
 
 fn start() -> Result<Daemon, String> {
@@ -89,7 +93,9 @@ fn start() -> Result<Daemon, String> {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("gnome-keyring-daemon did not take {NAME} within {READY_TIMEOUT:?}"));
+            return Err(format!(
+                "gnome-keyring-daemon did not take {NAME} within {READY_TIMEOUT:?}"
+            ));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -149,7 +155,11 @@ pub fn lookup(service: &str, username: &str) -> Result<Option<String>, String> {
         .output()
         .map_err(|e| format!("running secret-tool (package libsecret-tools): {e}"))?;
     if output.status.success() {
-        Ok(Some(String::from_utf8_lossy(&output.stdout).trim_end().to_owned()))
+        Ok(Some(
+            String::from_utf8_lossy(&output.stdout)
+                .trim_end()
+                .to_owned(),
+        ))
     } else {
         Ok(None)
     }

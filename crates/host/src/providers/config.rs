@@ -120,22 +120,37 @@ mod tests {
     fn references_round_trip_as_text() {
         let stored = StoredProvider {
             secrets: BTreeMap::from([
-                ("api_key".into(), SecretRef::Keychain("provider.openai.api_key".into())),
+                (
+                    "api_key".into(),
+                    SecretRef::Keychain("provider.openai.api_key".into()),
+                ),
                 ("token".into(), SecretRef::Env("MY_TOKEN".into())),
             ]),
             ..StoredProvider::default()
         };
         let json = serde_json::to_value(&stored).unwrap();
-        assert_eq!(json["secrets"]["api_key"], "keychain:provider.openai.api_key");
+        assert_eq!(
+            json["secrets"]["api_key"],
+            "keychain:provider.openai.api_key"
+        );
         assert_eq!(json["secrets"]["token"], "${MY_TOKEN}");
-        assert_eq!(serde_json::from_value::<StoredProvider>(json).unwrap(), stored);
+        assert_eq!(
+            serde_json::from_value::<StoredProvider>(json).unwrap(),
+            stored
+        );
     }
 
     #[test]
     fn secret_input_forms() {
         assert_eq!(parse_secret_input("  ").unwrap(), SecretInput::Keep);
-        assert_eq!(parse_secret_input("${A_1}").unwrap(), SecretInput::Env("A_1"));
-        assert_eq!(parse_secret_input(" sk-x ").unwrap(), SecretInput::Value("sk-x"));
+        assert_eq!(
+            parse_secret_input("${A_1}").unwrap(),
+            SecretInput::Env("A_1")
+        );
+        assert_eq!(
+            parse_secret_input(" sk-x ").unwrap(),
+            SecretInput::Value("sk-x")
+        );
         assert!(parse_secret_input("${1A}").is_err());
         assert!(parse_secret_input("${A B}").is_err());
     }

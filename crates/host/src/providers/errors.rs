@@ -48,7 +48,9 @@ fn listing_message(code: ErrorCode) -> &'static str {
     match code {
         ErrorCode::AuthExpired => "The provider rejected the credentials; check the API key.",
         ErrorCode::RateLimit => "The provider is rate limiting requests; try again shortly.",
-        ErrorCode::Timeout => "The provider did not answer in time; check the base URL and your connection.",
+        ErrorCode::Timeout => {
+            "The provider did not answer in time; check the base URL and your connection."
+        }
         ErrorCode::ModelUnavailable => "The provider's model list is not available.",
         ErrorCode::InvalidInput => "The provider refused the request; check its settings.",
         _ => "Could not load the provider's models; check the base URL and your connection.",

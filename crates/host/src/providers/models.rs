@@ -5,8 +5,8 @@ use super::state::OVERRIDES_KEY;
 use crate::{Host, HostError};
 use pizza_llm::ModelDescriptor;
 use pizza_protocol::{
-    ApiError, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams, ModelInfo, ModelList, ModelListParams,
-    ModelOverride, ModelOverrideSetParams, ProviderCatalogState,
+    ApiError, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams, ModelInfo, ModelList,
+    ModelListParams, ModelOverride, ModelOverrideSetParams, ProviderCatalogState,
 };
 use pizza_providers::{CatalogListing, automatic_default_model, provider_descriptors};
 use std::collections::BTreeMap;
@@ -40,7 +40,11 @@ fn store_error(err: pizza_store::Error) -> ApiError {
 fn split_model_key(key: &str) -> Result<(&str, &str), ApiError> {
     key.split_once(':')
         .filter(|(p, m)| !p.is_empty() && !m.is_empty())
-        .ok_or_else(|| ApiError::invalid_input(format!("“{key}” is not a model id of the form provider:model.")))
+        .ok_or_else(|| {
+            ApiError::invalid_input(format!(
+                "“{key}” is not a model id of the form provider:model."
+            ))
+        })
 }
 
 impl Host {
@@ -88,25 +92,42 @@ impl Host {
     /// The model new work uses: the user's choice, else the automatic pick
     /// (remembered, so a degraded catalog never moves it).
     pub async fn default_model(&self) -> Result<Option<String>, ApiError> {
-        Ok(self.model_default_get(ModelDefaultGetParams {}).await?.effective)
+        Ok(self
+            .model_default_get(ModelDefaultGetParams {})
+            .await?
+            .effective)
     }
 
-    pub async fn model_default_get(&self, _params: ModelDefaultGetParams) -> Result<ModelDefault, ApiError> {
-        let chosen: Option<String> = self.store().setting_opt(DEFAULT_CHOICE_KEY).await.map_err(store_error)?;
+    pub async fn model_default_get(
+        &self,
+        _params: ModelDefaultGetParams,
+    ) -> Result<ModelDefault, ApiError> {
+        let chosen: Option<String> = self
+            .store()
+            .setting_opt(DEFAULT_CHOICE_KEY)
+            .await
+            .map_err(store_error)?;
         if let Some(chosen) = chosen {
             return Ok(ModelDefault {
                 chosen: Some(chosen.clone()),
                 effective: Some(chosen),
             });
         }
-        let remembered: Option<String> = self.store().setting_opt(DEFAULT_AUTO_KEY).await.map_err(store_error)?;
+        let remembered: Option<String> = self
+            .store()
+            .setting_opt(DEFAULT_AUTO_KEY)
+            .await
+            .map_err(store_error)?;
         let listings = self.enabled_listings().await;
         let pick = automatic_default_model(remembered.as_deref(), &listings);
         if let Some(pick) = &pick
             && remembered.as_ref() != Some(pick)
         {
             tracing::info!(model = %pick, "automatic default model picked");
-            self.store().set_setting(DEFAULT_AUTO_KEY, pick).await.map_err(store_error)?;
+            self.store()
+                .set_setting(DEFAULT_AUTO_KEY, pick)
+                .await
+                .map_err(store_error)?;
         }
         Ok(ModelDefault {
             chosen: None,
@@ -114,16 +135,27 @@ impl Host {
         })
     }
 
-    pub async fn model_default_set(&self, params: ModelDefaultSetParams) -> Result<ModelDefault, ApiError> {
+    pub async fn model_default_set(
+        &self,
+        params: ModelDefaultSetParams,
+    ) -> Result<ModelDefault, ApiError> {
         let state = self.providers_loaded().await;
         match params.model.as_deref().map(str::trim) {
             None | Some("") => {
-                self.store().delete_setting(DEFAULT_CHOICE_KEY).await.map_err(store_error)?;
+                self.store()
+                    .delete_setting(DEFAULT_CHOICE_KEY)
+                    .await
+                    .map_err(store_error)?;
             }
             Some(model) => {
                 let (provider_id, model_id) = split_model_key(model)?;
                 self.detect_ollama().await;
-                if !state.catalog.provider_ids().iter().any(|p| p == provider_id) {
+                if !state
+                    .catalog
+                    .provider_ids()
+                    .iter()
+                    .any(|p| p == provider_id)
+                {
                     return Err(ApiError::invalid_input(format!(
                         "The provider “{provider_id}” is not configured."
                     )));
@@ -137,13 +169,19 @@ impl Host {
                         "The provider “{provider_id}” does not offer “{model_id}”."
                     )));
                 }
-                self.store().set_setting(DEFAULT_CHOICE_KEY, model).await.map_err(store_error)?;
+                self.store()
+                    .set_setting(DEFAULT_CHOICE_KEY, model)
+                    .await
+                    .map_err(store_error)?;
             }
         }
         self.model_default_get(ModelDefaultGetParams {}).await
     }
 
-    pub async fn model_override_set(&self, params: ModelOverrideSetParams) -> Result<ModelOverride, ApiError> {
+    pub async fn model_override_set(
+        &self,
+        params: ModelOverrideSetParams,
+    ) -> Result<ModelOverride, ApiError> {
         let state = self.providers_loaded().await;
         let model = params.model.trim();
         split_model_key(model)?;
@@ -155,13 +193,22 @@ impl Host {
             )));
         }
         let _write = state.writes.lock().await;
-        let mut overrides: BTreeMap<String, u32> = self.store().setting(OVERRIDES_KEY).await.map_err(store_error)?;
+        let mut overrides: BTreeMap<String, u32> = self
+            .store()
+            .setting(OVERRIDES_KEY)
+            .await
+            .map_err(store_error)?;
         match params.context_window {
             Some(tokens) => overrides.insert(model.to_owned(), tokens),
             None => overrides.remove(model),
         };
-        self.store().set_setting(OVERRIDES_KEY, &overrides).await.map_err(store_error)?;
-        state.catalog.set_context_override(model, params.context_window);
+        self.store()
+            .set_setting(OVERRIDES_KEY, &overrides)
+            .await
+            .map_err(store_error)?;
+        state
+            .catalog
+            .set_context_override(model, params.context_window);
         Ok(ModelOverride {
             model: model.to_owned(),
             context_window: params.context_window,

@@ -6,7 +6,9 @@ use super::errors::llm_error;
 use crate::secrets::{SecretError, SecretStore};
 use crate::{Host, HostError};
 use pizza_protocol::{ApiError, ErrorCode};
-use pizza_providers::{ModelCatalog, Provider, TransportConfig, build_provider, provider_descriptors};
+use pizza_providers::{
+    ModelCatalog, Provider, TransportConfig, build_provider, provider_descriptors,
+};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -70,7 +72,9 @@ impl ProviderState {
         let store = Arc::clone(&self.secrets);
         tokio::task::spawn_blocking(move || call(store.as_ref()))
             .await
-            .map_err(|e| ApiError::general("The keychain call did not finish.").with_details(e.to_string()))?
+            .map_err(|e| {
+                ApiError::general("The keychain call did not finish.").with_details(e.to_string())
+            })?
             .map_err(ApiError::from)
     }
 
@@ -95,7 +99,11 @@ impl ProviderState {
     }
 
     /// Builds a provider from its saved config, reading its secrets.
-    pub(crate) async fn build_stored(&self, id: &str, stored: &StoredProvider) -> Result<Arc<dyn Provider>, ApiError> {
+    pub(crate) async fn build_stored(
+        &self,
+        id: &str,
+        stored: &StoredProvider,
+    ) -> Result<Arc<dyn Provider>, ApiError> {
         let mut values = stored.values.clone();
         for (field, reference) in &stored.secrets {
             if let Some(value) = self.resolve(reference).await? {
@@ -127,7 +135,11 @@ impl Host {
 
     async fn load_providers(&self) {
         let state = self.provider_state();
-        match self.store().setting::<BTreeMap<String, u32>>(OVERRIDES_KEY).await {
+        match self
+            .store()
+            .setting::<BTreeMap<String, u32>>(OVERRIDES_KEY)
+            .await
+        {
             Ok(overrides) => {
                 for (key, tokens) in overrides {
                     state.catalog.set_context_override(&key, Some(tokens));
@@ -137,7 +149,11 @@ impl Host {
         }
         for descriptor in provider_descriptors() {
             let id = descriptor.id;
-            let stored = match self.store().setting_opt::<StoredProvider>(&settings_key(id)).await {
+            let stored = match self
+                .store()
+                .setting_opt::<StoredProvider>(&settings_key(id))
+                .await
+            {
                 Ok(Some(stored)) => stored,
                 Ok(None) => continue,
                 Err(error) => {
@@ -162,11 +178,15 @@ impl Host {
     /// catalog as "detected"; absent → quietly left out.
     pub(crate) async fn detect_ollama(&self) {
         let state = self.provider_state();
-        let Some(url) = state.ollama_probe.clone() else { return };
+        let Some(url) = state.ollama_probe.clone() else {
+            return;
+        };
         {
             let mut memory = state.memory();
             if memory.configs.contains_key(OLLAMA)
-                || memory.ollama_probed_at.is_some_and(|at| at.elapsed() < OLLAMA_PROBE_EVERY)
+                || memory
+                    .ollama_probed_at
+                    .is_some_and(|at| at.elapsed() < OLLAMA_PROBE_EVERY)
             {
                 return;
             }
@@ -200,7 +220,11 @@ impl Host {
         }
     }
 
-    pub(crate) async fn save_provider_config(&self, id: &str, stored: &StoredProvider) -> Result<(), ApiError> {
+    pub(crate) async fn save_provider_config(
+        &self,
+        id: &str,
+        stored: &StoredProvider,
+    ) -> Result<(), ApiError> {
         self.store()
             .set_setting(&settings_key(id), stored)
             .await
@@ -216,5 +240,8 @@ impl Host {
 }
 
 pub(crate) fn unknown_provider(id: &str) -> ApiError {
-    ApiError::new(ErrorCode::InvalidInput, format!("There is no provider “{id}”."))
+    ApiError::new(
+        ErrorCode::InvalidInput,
+        format!("There is no provider “{id}”."),
+    )
 }

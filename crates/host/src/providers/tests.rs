@@ -2,7 +2,8 @@ use crate::secrets::MemorySecrets;
 use crate::{DataRoot, Host, HostOptions, NoSecretStore};
 use pizza_protocol::{
     ErrorCode, ModelDefaultGetParams, ModelDefaultSetParams, ModelEnablement, ModelListParams,
-    ModelOverrideSetParams, ProviderConfigureParams, ProviderIdParams, ProviderListParams, ProviderStatus,
+    ModelOverrideSetParams, ProviderConfigureParams, ProviderIdParams, ProviderListParams,
+    ProviderStatus,
 };
 use pizza_test_support::data_root::TempDataRoot;
 use pizza_test_support::mock_provider::{MockProvider, MockResponse};
@@ -14,15 +15,22 @@ use std::sync::atomic::Ordering;
 const KEY: &str = "sk-test-very-secret-4242";
 
 async fn open_with(root: &TempDataRoot, secrets: Arc<dyn crate::SecretStore>) -> Host {
-    let options = HostOptions::default().with_secrets(secrets).with_ollama_probe(None);
-    Host::open(DataRoot::prepare(root.path()).unwrap(), options).await.unwrap()
+    let options = HostOptions::default()
+        .with_secrets(secrets)
+        .with_ollama_probe(None);
+    Host::open(DataRoot::prepare(root.path()).unwrap(), options)
+        .await
+        .unwrap()
 }
 
 async fn mock_openai() -> MockProvider {
     let mock = MockProvider::start().await.unwrap();
     mock.set_default(
         "/v1/models",
-        MockResponse::json(200, &serde_json::json!({"data": [{"id": "gpt-4o"}, {"id": "gpt-5-mini"}]})),
+        MockResponse::json(
+            200,
+            &serde_json::json!({"data": [{"id": "gpt-4o"}, {"id": "gpt-5-mini"}]}),
+        ),
     );
     mock
 }
@@ -30,7 +38,10 @@ async fn mock_openai() -> MockProvider {
 fn openai(base_url: &str, key: &str) -> ProviderConfigureParams {
     ProviderConfigureParams {
         id: "openai".into(),
-        fields: BTreeMap::from([("base_url".into(), base_url.into()), ("api_key".into(), key.into())]),
+        fields: BTreeMap::from([
+            ("base_url".into(), base_url.into()),
+            ("api_key".into(), key.into()),
+        ]),
         enablement: None,
     }
 }
@@ -40,7 +51,12 @@ fn database_bytes(root: &TempDataRoot) -> Vec<u8> {
     let mut bytes = Vec::new();
     for entry in std::fs::read_dir(root.path()).unwrap() {
         let path = entry.unwrap().path();
-        if path.file_name().unwrap().to_string_lossy().starts_with("pizza-bot.sqlite") {
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("pizza-bot.sqlite")
+        {
             bytes.extend(std::fs::read(path).unwrap());
         }
     }
@@ -48,7 +64,9 @@ fn database_bytes(root: &TempDataRoot) -> Vec<u8> {
 }
 
 fn contains(haystack: &[u8], needle: &str) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
 }
 
 #[tokio::test]
@@ -58,18 +76,32 @@ async fn configure_test_and_reopen_keep_the_key_in_the_keychain_only() {
     let mock = mock_openai().await;
     let host = open_with(&root, secrets.clone()).await;
 
-    let info = host.provider_configure(openai(&format!("{}/v1", mock.url()), KEY)).await.unwrap();
+    let info = host
+        .provider_configure(openai(&format!("{}/v1", mock.url()), KEY))
+        .await
+        .unwrap();
     assert_eq!(info.status, ProviderStatus::Ready);
     assert!(info.configured);
     let key_field = info.fields.iter().find(|f| f.key == "api_key").unwrap();
     assert!(key_field.stored && key_field.secret);
-    assert_eq!(secrets.snapshot().get("provider.openai.api_key").map(String::as_str), Some(KEY));
+    assert_eq!(
+        secrets
+            .snapshot()
+            .get("provider.openai.api_key")
+            .map(String::as_str),
+        Some(KEY)
+    );
     assert_eq!(
         mock.last_request().unwrap().header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
     );
 
-    let tested = host.provider_test(ProviderIdParams { id: "openai".into() }).await.unwrap();
+    let tested = host
+        .provider_test(ProviderIdParams {
+            id: "openai".into(),
+        })
+        .await
+        .unwrap();
     assert_eq!(tested.status, ProviderStatus::Ready);
     let ids: Vec<_> = tested.models.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, ["openai:gpt-4o", "openai:gpt-5-mini"]);
@@ -85,7 +117,10 @@ async fn configure_test_and_reopen_keep_the_key_in_the_keychain_only() {
         assert!(!json.contains(KEY), "a response carries the secret: {json}");
     }
     host.close().await;
-    assert!(!contains(&database_bytes(&root), KEY), "the secret is in the database");
+    assert!(
+        !contains(&database_bytes(&root), KEY),
+        "the secret is in the database"
+    );
 
     // Reopened: still configured, the key read back from the keychain.
     let host = open_with(&root, secrets.clone()).await;
@@ -93,7 +128,10 @@ async fn configure_test_and_reopen_keep_the_key_in_the_keychain_only() {
     let openai = list.providers.iter().find(|p| p.id == "openai").unwrap();
     assert!(openai.configured);
     assert_eq!(openai.status, ProviderStatus::Ready);
-    assert_eq!(openai.values.get("base_url"), Some(&format!("{}/v1", mock.url())));
+    assert_eq!(
+        openai.values.get("base_url"),
+        Some(&format!("{}/v1", mock.url()))
+    );
 }
 
 #[tokio::test]
@@ -105,22 +143,53 @@ async fn a_blank_secret_keeps_the_stored_one_and_a_new_one_replaces_it() {
     let base = format!("{}/v1", mock.url());
     host.provider_configure(openai(&base, KEY)).await.unwrap();
     host.provider_configure(openai(&base, "")).await.unwrap();
-    assert_eq!(secrets.snapshot().get("provider.openai.api_key").map(String::as_str), Some(KEY));
-    host.provider_configure(openai(&base, "sk-second")).await.unwrap();
     assert_eq!(
-        secrets.snapshot().get("provider.openai.api_key").map(String::as_str),
+        secrets
+            .snapshot()
+            .get("provider.openai.api_key")
+            .map(String::as_str),
+        Some(KEY)
+    );
+    host.provider_configure(openai(&base, "sk-second"))
+        .await
+        .unwrap();
+    assert_eq!(
+        secrets
+            .snapshot()
+            .get("provider.openai.api_key")
+            .map(String::as_str),
         Some("sk-second")
     );
 
     // `${ENV_VAR}` replaces the keychain entry, which is then deleted.
-    let info = host.provider_configure(openai(&base, "${HOME}")).await.unwrap();
+    let info = host
+        .provider_configure(openai(&base, "${HOME}"))
+        .await
+        .unwrap();
     let field = info.fields.iter().find(|f| f.key == "api_key").unwrap();
     assert_eq!(field.env_ref.as_deref(), Some("${HOME}"));
     assert!(secrets.snapshot().is_empty());
 
-    let list = host.provider_remove(ProviderIdParams { id: "openai".into() }).await.unwrap();
-    assert!(!list.providers.iter().find(|p| p.id == "openai").unwrap().configured);
-    let missing = host.provider_remove(ProviderIdParams { id: "openai".into() }).await.unwrap_err();
+    let list = host
+        .provider_remove(ProviderIdParams {
+            id: "openai".into(),
+        })
+        .await
+        .unwrap();
+    assert!(
+        !list
+            .providers
+            .iter()
+            .find(|p| p.id == "openai")
+            .unwrap()
+            .configured
+    );
+    let missing = host
+        .provider_remove(ProviderIdParams {
+            id: "openai".into(),
+        })
+        .await
+        .unwrap_err();
     assert_eq!(missing.code, ErrorCode::NotFound);
 }
 
@@ -130,10 +199,22 @@ async fn removing_a_provider_deletes_its_secret() {
     let secrets = Arc::new(MemorySecrets::default());
     let mock = mock_openai().await;
     let host = open_with(&root, secrets.clone()).await;
-    host.provider_configure(openai(&format!("{}/v1", mock.url()), KEY)).await.unwrap();
-    host.provider_remove(ProviderIdParams { id: "openai".into() }).await.unwrap();
+    host.provider_configure(openai(&format!("{}/v1", mock.url()), KEY))
+        .await
+        .unwrap();
+    host.provider_remove(ProviderIdParams {
+        id: "openai".into(),
+    })
+    .await
+    .unwrap();
     assert!(secrets.snapshot().is_empty());
-    assert_eq!(host.store().setting_opt::<serde_json::Value>("providers.openai").await.unwrap(), None);
+    assert_eq!(
+        host.store()
+            .setting_opt::<serde_json::Value>("providers.openai")
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 #[tokio::test]
@@ -163,19 +244,34 @@ async fn bad_input_is_refused_and_saves_nothing() {
     ];
     for params in bad {
         let error = host.provider_configure(params.clone()).await.unwrap_err();
-        assert_eq!(error.code, ErrorCode::InvalidInput, "{params:?} → {error:?}");
+        assert_eq!(
+            error.code,
+            ErrorCode::InvalidInput,
+            "{params:?} → {error:?}"
+        );
         assert!(!error.message.contains(KEY));
     }
     assert!(secrets.snapshot().is_empty());
     for id in ["openai", "anthropic", "no-such-provider"] {
         assert_eq!(
-            host.store().setting_opt::<serde_json::Value>(&format!("providers.{id}")).await.unwrap(),
+            host.store()
+                .setting_opt::<serde_json::Value>(&format!("providers.{id}"))
+                .await
+                .unwrap(),
             None
         );
     }
-    let unknown = host.provider_test(ProviderIdParams { id: "nope".into() }).await.unwrap_err();
+    let unknown = host
+        .provider_test(ProviderIdParams { id: "nope".into() })
+        .await
+        .unwrap_err();
     assert_eq!(unknown.code, ErrorCode::InvalidInput);
-    let unconfigured = host.provider_test(ProviderIdParams { id: "gemini".into() }).await.unwrap_err();
+    let unconfigured = host
+        .provider_test(ProviderIdParams {
+            id: "gemini".into(),
+        })
+        .await
+        .unwrap_err();
     assert_eq!(unconfigured.code, ErrorCode::InvalidInput);
 }
 
@@ -186,11 +282,21 @@ async fn an_unusable_keychain_is_a_clear_error_and_never_a_plaintext_fallback() 
     let base = format!("{}/v1", mock.url());
 
     let host = open_with(&root, Arc::new(NoSecretStore)).await;
-    let error = host.provider_configure(openai(&base, KEY)).await.unwrap_err();
+    let error = host
+        .provider_configure(openai(&base, KEY))
+        .await
+        .unwrap_err();
     assert_eq!(error.code, ErrorCode::DependencyDisabled);
-    assert!(error.message.contains("unavailable") && error.message.contains("${ENV_VAR}"), "{}", error.message);
+    assert!(
+        error.message.contains("unavailable") && error.message.contains("${ENV_VAR}"),
+        "{}",
+        error.message
+    );
     // The environment-variable form needs no keychain.
-    let info = host.provider_configure(openai(&base, "${HOME}")).await.unwrap();
+    let info = host
+        .provider_configure(openai(&base, "${HOME}"))
+        .await
+        .unwrap();
     assert_eq!(info.status, ProviderStatus::Ready);
     host.close().await;
     assert!(!contains(&database_bytes(&root), KEY));
@@ -199,10 +305,23 @@ async fn an_unusable_keychain_is_a_clear_error_and_never_a_plaintext_fallback() 
     let secrets = Arc::new(MemorySecrets::default());
     secrets.locked.store(true, Ordering::SeqCst);
     let host = open_with(&root, secrets.clone()).await;
-    let error = host.provider_configure(openai(&base, KEY)).await.unwrap_err();
+    let error = host
+        .provider_configure(openai(&base, KEY))
+        .await
+        .unwrap_err();
     assert_eq!(error.code, ErrorCode::PermissionDenied);
-    assert!(error.message.contains("locked") && error.message.contains("${ENV_VAR}"), "{}", error.message);
-    assert_eq!(host.store().setting_opt::<serde_json::Value>("providers.openai").await.unwrap(), None);
+    assert!(
+        error.message.contains("locked") && error.message.contains("${ENV_VAR}"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        host.store()
+            .setting_opt::<serde_json::Value>("providers.openai")
+            .await
+            .unwrap(),
+        None
+    );
     assert!(secrets.snapshot().is_empty());
 }
 
@@ -212,7 +331,9 @@ async fn a_locked_keychain_at_startup_shows_the_provider_as_error() {
     let secrets = Arc::new(MemorySecrets::default());
     let mock = mock_openai().await;
     let host = open_with(&root, secrets.clone()).await;
-    host.provider_configure(openai(&format!("{}/v1", mock.url()), KEY)).await.unwrap();
+    host.provider_configure(openai(&format!("{}/v1", mock.url()), KEY))
+        .await
+        .unwrap();
     host.close().await;
 
     secrets.locked.store(true, Ordering::SeqCst);
@@ -227,7 +348,12 @@ async fn a_locked_keychain_at_startup_shows_the_provider_as_error() {
     );
     // Unlocked, Test recovers without a restart.
     secrets.locked.store(false, Ordering::SeqCst);
-    let tested = host.provider_test(ProviderIdParams { id: "openai".into() }).await.unwrap();
+    let tested = host
+        .provider_test(ProviderIdParams {
+            id: "openai".into(),
+        })
+        .await
+        .unwrap();
     assert_eq!(tested.status, ProviderStatus::Ready);
 }
 
@@ -237,22 +363,48 @@ async fn the_default_model_is_automatic_remembered_and_choosable() {
     let secrets = Arc::new(MemorySecrets::default());
     let mock = mock_openai().await;
     let host = open_with(&root, secrets).await;
-    assert_eq!(host.model_default_get(ModelDefaultGetParams {}).await.unwrap().effective, None);
+    assert_eq!(
+        host.model_default_get(ModelDefaultGetParams {})
+            .await
+            .unwrap()
+            .effective,
+        None
+    );
 
-    host.provider_configure(openai(&format!("{}/v1", mock.url()), KEY)).await.unwrap();
-    let auto = host.model_default_get(ModelDefaultGetParams {}).await.unwrap();
+    host.provider_configure(openai(&format!("{}/v1", mock.url()), KEY))
+        .await
+        .unwrap();
+    let auto = host
+        .model_default_get(ModelDefaultGetParams {})
+        .await
+        .unwrap();
     assert_eq!(auto.chosen, None);
     assert_eq!(auto.effective.as_deref(), Some("openai:gpt-5-mini"));
 
     // A failing listing (degraded catalog) never moves the remembered pick.
-    mock.set_default("/v1/models", MockResponse::json(200, &serde_json::json!({"data": [{"id": "gpt-4o"}]})));
+    mock.set_default(
+        "/v1/models",
+        MockResponse::json(200, &serde_json::json!({"data": [{"id": "gpt-4o"}]})),
+    );
     mock.push_for("/v1/models", MockResponse::text(500, "down"));
     mock.push_for("/v1/models", MockResponse::text(500, "down"));
     mock.push_for("/v1/models", MockResponse::text(500, "down"));
     mock.push_for("/v1/models", MockResponse::text(500, "down"));
-    let tested = host.provider_test(ProviderIdParams { id: "openai".into() }).await.unwrap();
-    assert!(matches!(tested.status, ProviderStatus::Error { .. }), "{:?}", tested.status);
-    let kept = host.model_default_get(ModelDefaultGetParams {}).await.unwrap();
+    let tested = host
+        .provider_test(ProviderIdParams {
+            id: "openai".into(),
+        })
+        .await
+        .unwrap();
+    assert!(
+        matches!(tested.status, ProviderStatus::Error { .. }),
+        "{:?}",
+        tested.status
+    );
+    let kept = host
+        .model_default_get(ModelDefaultGetParams {})
+        .await
+        .unwrap();
     assert_eq!(kept.effective.as_deref(), Some("openai:gpt-5-mini"));
 
     let chosen = host
@@ -271,7 +423,10 @@ async fn the_default_model_is_automatic_remembered_and_choosable() {
             .unwrap_err();
         assert_eq!(error.code, ErrorCode::InvalidInput, "{bad}");
     }
-    let back = host.model_default_set(ModelDefaultSetParams { model: None }).await.unwrap();
+    let back = host
+        .model_default_set(ModelDefaultSetParams { model: None })
+        .await
+        .unwrap();
     assert_eq!(back.chosen, None);
 }
 
@@ -295,11 +450,19 @@ async fn enablement_and_context_overrides_shape_the_model_list() {
     assert_eq!(models.models.len(), 1);
     assert_eq!(models.models[0].id, "openai:gpt-4o");
     assert_eq!(models.models[0].context_window, Some(4096));
-    let all = host.model_list(ModelListParams { include_disabled: true }).await.unwrap();
+    let all = host
+        .model_list(ModelListParams {
+            include_disabled: true,
+        })
+        .await
+        .unwrap();
     assert_eq!(all.models.len(), 2);
     assert!(!all.models[1].enabled);
     // Only enabled models are picked automatically.
-    let auto = host.model_default_get(ModelDefaultGetParams {}).await.unwrap();
+    let auto = host
+        .model_default_get(ModelDefaultGetParams {})
+        .await
+        .unwrap();
     assert_eq!(auto.effective.as_deref(), Some("openai:gpt-4o"));
 
     let error = host

@@ -10,10 +10,21 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 impl Host {
-    pub async fn thread_export(&self, params: ThreadExportParams) -> Result<ThreadExportResponse, ApiError> {
+    pub async fn thread_export(
+        &self,
+        params: ThreadExportParams,
+    ) -> Result<ThreadExportResponse, ApiError> {
         let path = export_path(&params.path)?;
-        let thread = self.store().thread(&params.thread_id).await.map_err(store_err)?;
-        let state = self.store().state(&thread.id, None).await.map_err(store_err)?;
+        let thread = self
+            .store()
+            .thread(&params.thread_id)
+            .await
+            .map_err(store_err)?;
+        let state = self
+            .store()
+            .state(&thread.id, None)
+            .await
+            .map_err(store_err)?;
         let messages: Vec<MessageView> = state.messages.into_iter().map(message_view).collect();
         let text = match params.format {
             ExportFormat::Markdown => markdown(&thread.title, &messages),
@@ -23,10 +34,10 @@ impl Host {
         let target = path.clone();
         tokio::task::spawn_blocking(move || write_atomic(&target, text.as_bytes()))
             .await
-            .map_err(|e| ApiError::general("The export was interrupted.").with_details(e.to_string()))?
             .map_err(|e| {
-                ApiError::general(format!("Could not write {}: {e}.", path.display()))
-            })?;
+                ApiError::general("The export was interrupted.").with_details(e.to_string())
+            })?
+            .map_err(|e| ApiError::general(format!("Could not write {}: {e}.", path.display())))?;
         Ok(ThreadExportResponse {
             path: path.display().to_string(),
             bytes,
@@ -70,8 +81,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 fn jsonl(messages: &[MessageView]) -> Result<String, ApiError> {
     let mut out = String::new();
     for message in messages {
-        let line = serde_json::to_string(message)
-            .map_err(|e| ApiError::general("Could not encode a message.").with_details(e.to_string()))?;
+        let line = serde_json::to_string(message).map_err(|e| {
+            ApiError::general("Could not encode a message.").with_details(e.to_string())
+        })?;
         out.push_str(&line);
         out.push('\n');
     }
@@ -97,12 +109,20 @@ pub(crate) fn markdown(title: &str, messages: &[MessageView]) -> String {
                     }
                     out.push('\n');
                 }
-                MessagePart::ToolCall { name, arguments, .. } => out.push_str(&format!(
+                MessagePart::ToolCall {
+                    name, arguments, ..
+                } => out.push_str(&format!(
                     "**Tool call** `{name}`\n\n```json\n{}\n```\n\n",
                     serde_json::to_string_pretty(arguments).unwrap_or_default()
                 )),
-                MessagePart::ToolResult { content, is_error, .. } => {
-                    let label = if *is_error { "Tool error" } else { "Tool result" };
+                MessagePart::ToolResult {
+                    content, is_error, ..
+                } => {
+                    let label = if *is_error {
+                        "Tool error"
+                    } else {
+                        "Tool result"
+                    };
                     out.push_str(&format!("**{label}**\n\n```\n{content}\n```\n\n"));
                 }
                 MessagePart::Notice { text } => out.push_str(&format!("_{text}_\n\n")),

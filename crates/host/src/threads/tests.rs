@@ -11,9 +11,12 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 async fn open(root: &TempDataRoot) -> Host {
-    Host::open(DataRoot::prepare(root.path()).unwrap(), HostOptions::default())
-        .await
-        .unwrap()
+    Host::open(
+        DataRoot::prepare(root.path()).unwrap(),
+        HostOptions::default(),
+    )
+    .await
+    .unwrap()
 }
 
 fn text(role: StoreRole, text: &str) -> NewMessage {
@@ -49,7 +52,10 @@ async fn seeded(host: &Host, title: &str) -> String {
                     text(StoreRole::User, "What toppings are in my notes?"),
                     call,
                     result,
-                    text(StoreRole::Assistant, "Your notes list **pepperoni** and basil."),
+                    text(
+                        StoreRole::Assistant,
+                        "Your notes list **pepperoni** and basil.",
+                    ),
                 ],
                 ..StepCommit::default()
             },
@@ -74,8 +80,17 @@ async fn list_get_and_counts() {
     .unwrap();
 
     let all = host.thread_list(ThreadListParams::default()).await.unwrap();
-    assert_eq!(all.threads.iter().map(|t| t.title.as_str()).collect::<Vec<_>>(), ["Crusts", "Toppings"]);
-    assert_eq!((all.counts.all, all.counts.unread, all.counts.action), (2, 1, 0));
+    assert_eq!(
+        all.threads
+            .iter()
+            .map(|t| t.title.as_str())
+            .collect::<Vec<_>>(),
+        ["Crusts", "Toppings"]
+    );
+    assert_eq!(
+        (all.counts.all, all.counts.unread, all.counts.action),
+        (2, 1, 0)
+    );
     let unread = host
         .thread_list(ThreadListParams {
             view: ThreadView::Unread,
@@ -103,7 +118,10 @@ async fn list_get_and_counts() {
             text: "Your notes list **pepperoni** and basil.".to_owned()
         }]
     );
-    assert_eq!(detail.thread.preview, "Your notes list **pepperoni** and basil.");
+    assert_eq!(
+        detail.thread.preview,
+        "Your notes list **pepperoni** and basil."
+    );
     let earlier = host
         .thread_get(ThreadGetParams {
             thread_id: a,
@@ -132,7 +150,11 @@ async fn search_returns_highlighted_runs_with_titles() {
     let hit = &hits[0];
     assert_eq!(hit.thread_id, id);
     assert_eq!(hit.thread_title, "Toppings");
-    assert!(hit.snippet.iter().any(|p| p.hit && p.text.to_lowercase().contains("pepperoni")));
+    assert!(
+        hit.snippet
+            .iter()
+            .any(|p| p.hit && p.text.to_lowercase().contains("pepperoni"))
+    );
 
     for q in ["", "   ", "\"*"] {
         let err = host
@@ -152,20 +174,29 @@ async fn folders_move_threads_and_return_them_on_delete() {
     let host = open(&root).await;
     let id = seeded(&host, "Toppings").await;
     let folder = host
-        .folder_create(FolderCreateParams { name: "Recipes".to_owned() })
+        .folder_create(FolderCreateParams {
+            name: "Recipes".to_owned(),
+        })
         .await
         .unwrap();
     let dup = host
-        .folder_create(FolderCreateParams { name: "recipes".to_owned() })
+        .folder_create(FolderCreateParams {
+            name: "recipes".to_owned(),
+        })
         .await
         .unwrap_err();
     assert_eq!(dup.code, ErrorCode::Conflict);
     let long = host
-        .folder_create(FolderCreateParams { name: "x".repeat(81) })
+        .folder_create(FolderCreateParams {
+            name: "x".repeat(81),
+        })
         .await
         .unwrap_err();
     assert_eq!(long.code, ErrorCode::InvalidInput);
-    assert_eq!(host.folder_list(FolderListParams {}).await.unwrap().len(), 1);
+    assert_eq!(
+        host.folder_list(FolderListParams {}).await.unwrap().len(),
+        1
+    );
 
     let moved = host
         .thread_update(ThreadUpdateParams {
@@ -197,8 +228,18 @@ async fn folders_move_threads_and_return_them_on_delete() {
         .unwrap();
     assert_eq!(renamed.name, "Pizza");
 
-    host.folder_delete(FolderDeleteParams { folder_id: folder.id }).await.unwrap();
-    let back = host.thread_get(ThreadGetParams { thread_id: id, ..ThreadGetParams::default() }).await.unwrap();
+    host.folder_delete(FolderDeleteParams {
+        folder_id: folder.id,
+    })
+    .await
+    .unwrap();
+    let back = host
+        .thread_get(ThreadGetParams {
+            thread_id: id,
+            ..ThreadGetParams::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(back.thread.folder_id, None);
 }
 
@@ -207,7 +248,13 @@ async fn fork_pin_rename_delete_and_bad_ids() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root).await;
     let id = seeded(&host, "Toppings").await;
-    let detail = host.thread_get(ThreadGetParams { thread_id: id.clone(), ..ThreadGetParams::default() }).await.unwrap();
+    let detail = host
+        .thread_get(ThreadGetParams {
+            thread_id: id.clone(),
+            ..ThreadGetParams::default()
+        })
+        .await
+        .unwrap();
     let call = &detail.messages[1];
     let inside = host
         .thread_fork(ThreadForkParams {
@@ -228,9 +275,23 @@ async fn fork_pin_rename_delete_and_bad_ids() {
         .unwrap();
     assert_eq!(fork.parent_thread_id.as_deref(), Some(id.as_str()));
     assert_eq!(fork.title, "Toppings (fork)");
-    let forked = host.thread_get(ThreadGetParams { thread_id: fork.id.clone(), ..ThreadGetParams::default() }).await.unwrap();
+    let forked = host
+        .thread_get(ThreadGetParams {
+            thread_id: fork.id.clone(),
+            ..ThreadGetParams::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(forked.messages.len(), 4);
-    assert!(!host.thread_history(ThreadIdParams { thread_id: id.clone() }).await.unwrap().is_empty());
+    assert!(
+        !host
+            .thread_history(ThreadIdParams {
+                thread_id: id.clone()
+            })
+            .await
+            .unwrap()
+            .is_empty()
+    );
 
     let updated = host
         .thread_update(ThreadUpdateParams {
@@ -244,19 +305,47 @@ async fn fork_pin_rename_delete_and_bad_ids() {
     assert!(updated.pinned);
     assert_eq!(updated.title, "Best toppings");
 
-    host.thread_delete(ThreadIdParams { thread_id: id.clone() }).await.unwrap();
+    host.thread_delete(ThreadIdParams {
+        thread_id: id.clone(),
+    })
+    .await
+    .unwrap();
     for err in [
-        host.thread_get(ThreadGetParams { thread_id: id.clone(), ..ThreadGetParams::default() }).await.unwrap_err(),
-        host.thread_delete(ThreadIdParams { thread_id: id.clone() }).await.unwrap_err(),
-        host.thread_update(ThreadUpdateParams { thread_id: "nope".to_owned(), pinned: Some(true), ..ThreadUpdateParams::default() })
-            .await
-            .unwrap_err(),
-        host.folder_delete(FolderDeleteParams { folder_id: "nope".to_owned() }).await.unwrap_err(),
+        host.thread_get(ThreadGetParams {
+            thread_id: id.clone(),
+            ..ThreadGetParams::default()
+        })
+        .await
+        .unwrap_err(),
+        host.thread_delete(ThreadIdParams {
+            thread_id: id.clone(),
+        })
+        .await
+        .unwrap_err(),
+        host.thread_update(ThreadUpdateParams {
+            thread_id: "nope".to_owned(),
+            pinned: Some(true),
+            ..ThreadUpdateParams::default()
+        })
+        .await
+        .unwrap_err(),
+        host.folder_delete(FolderDeleteParams {
+            folder_id: "nope".to_owned(),
+        })
+        .await
+        .unwrap_err(),
     ] {
         assert_eq!(err.code, ErrorCode::NotFound, "{err:?}");
     }
     // The fork outlives its parent.
-    assert_eq!(host.thread_list(ThreadListParams::default()).await.unwrap().counts.all, 1);
+    assert_eq!(
+        host.thread_list(ThreadListParams::default())
+            .await
+            .unwrap()
+            .counts
+            .all,
+        1
+    );
 }
 
 #[tokio::test]
@@ -296,7 +385,11 @@ async fn export_markdown_and_jsonl() {
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["role"], "user");
 
-    for bad in ["relative.md".to_owned(), root.base().display().to_string(), root.base().join("missing/x.md").display().to_string()] {
+    for bad in [
+        "relative.md".to_owned(),
+        root.base().display().to_string(),
+        root.base().join("missing/x.md").display().to_string(),
+    ] {
         let err = host
             .thread_export(ThreadExportParams {
                 thread_id: id.clone(),
@@ -314,13 +407,23 @@ async fn changes_are_announced() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root).await;
     let mut events = host.subscribe();
-    let thread = host.thread_create(ThreadCreateParams::default()).await.unwrap();
+    let thread = host
+        .thread_create(ThreadCreateParams::default())
+        .await
+        .unwrap();
     assert_eq!(
         events.recv().await.unwrap(),
         AppEvent::ThreadsChanged {
             thread_id: Some(thread.id)
         }
     );
-    host.folder_create(FolderCreateParams { name: "Work".to_owned() }).await.unwrap();
-    assert_eq!(events.recv().await.unwrap(), AppEvent::ThreadsChanged { thread_id: None });
+    host.folder_create(FolderCreateParams {
+        name: "Work".to_owned(),
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        events.recv().await.unwrap(),
+        AppEvent::ThreadsChanged { thread_id: None }
+    );
 }

@@ -3,7 +3,9 @@
 use super::state::{ConfirmRequest, use_inbox};
 use crate::ipc::invoke;
 use leptos::prelude::*;
-use pizza_protocol::{FOLDER_NAME_MAX, Folder, FolderCreateParams, FolderDeleteParams, FolderUpdateParams, cmd};
+use pizza_protocol::{
+    FOLDER_NAME_MAX, Folder, FolderCreateParams, FolderDeleteParams, FolderUpdateParams, cmd,
+};
 
 #[component]
 pub(crate) fn FolderPanel() -> impl IntoView {
@@ -57,7 +59,11 @@ fn FolderRow(folder: Folder) -> impl IntoView {
     let toggle = {
         let id = id.clone();
         move |_| {
-            let next = if inbox.folder.get_untracked().as_deref() == Some(id.as_str()) { None } else { Some(id.clone()) };
+            let next = if inbox.folder.get_untracked().as_deref() == Some(id.as_str()) {
+                None
+            } else {
+                Some(id.clone())
+            };
             inbox.search.set(None);
             inbox.folder.set(next);
         }
@@ -69,7 +75,10 @@ fn FolderRow(folder: Folder) -> impl IntoView {
             let id = folder.id.clone();
             inbox.ask(ConfirmRequest {
                 title: "Delete this folder?".to_owned(),
-                body: format!("“{}” will be deleted. Its threads move back to the inbox.", folder.name),
+                body: format!(
+                    "“{}” will be deleted. Its threads move back to the inbox.",
+                    folder.name
+                ),
                 confirm_label: "Delete folder",
                 on_confirm: std::rc::Rc::new(move || {
                     let folder_id = id.clone();
@@ -120,7 +129,10 @@ fn FolderRow(folder: Folder) -> impl IntoView {
 
 /// A name field: Enter or blur saves (`Some`), Escape or an empty name cancels.
 #[component]
-fn FolderNameInput(initial: String, on_done: impl Fn(Option<String>) + Clone + 'static) -> impl IntoView {
+fn FolderNameInput(
+    initial: String,
+    on_done: impl Fn(Option<String>) + Clone + 'static,
+) -> impl IntoView {
     let input = NodeRef::<leptos::html::Input>::new();
     Effect::new(move |_| {
         if let Some(el) = input.get() {

@@ -4,7 +4,10 @@ use leptos::prelude::*;
 use pizza_protocol::{MessagePart, MessageView, Role};
 
 #[component]
-pub(crate) fn MessageCard(message: MessageView, on_fork: Option<Callback<String>>) -> impl IntoView {
+pub(crate) fn MessageCard(
+    message: MessageView,
+    on_fork: Option<Callback<String>>,
+) -> impl IntoView {
     let (label, class) = match message.role {
         Role::User => ("You", "msg msg--user"),
         Role::Assistant => ("Pizza Bot", "msg msg--assistant"),
@@ -35,7 +38,8 @@ pub(crate) fn MessageCard(message: MessageView, on_fork: Option<Callback<String>
 fn part_view(part: MessagePart) -> AnyView {
     match part {
         MessagePart::Text { text } => {
-            view! { <div class="markdown" inner_html=crate::markdown::to_html(&text)></div> }.into_any()
+            view! { <div class="markdown" inner_html=crate::markdown::to_html(&text)></div> }
+                .into_any()
         }
         MessagePart::Reasoning { text } => view! {
             <details class="reasoning">
@@ -44,7 +48,9 @@ fn part_view(part: MessagePart) -> AnyView {
             </details>
         }
         .into_any(),
-        MessagePart::ToolCall { name, arguments, .. } => {
+        MessagePart::ToolCall {
+            name, arguments, ..
+        } => {
             let args = serde_json::to_string_pretty(&arguments).unwrap_or_default();
             let short = one_line(&serde_json::to_string(&arguments).unwrap_or_default(), 80);
             view! {
@@ -55,7 +61,9 @@ fn part_view(part: MessagePart) -> AnyView {
             }
             .into_any()
         }
-        MessagePart::ToolResult { content, is_error, .. } => {
+        MessagePart::ToolResult {
+            content, is_error, ..
+        } => {
             let short = one_line(&content, 80);
             view! {
                 <details class="tool" class:tool--error=is_error>

@@ -58,7 +58,8 @@ pub(crate) fn SearchResults() -> impl IntoView {
             if generation.get_value() != mine || q.trim().is_empty() {
                 return;
             }
-            let result = invoke::<cmd::ThreadSearch>(&ThreadSearchParams { q, limit: Some(50) }).await;
+            let result =
+                invoke::<cmd::ThreadSearch>(&ThreadSearchParams { q, limit: Some(50) }).await;
             if generation.get_value() != mine {
                 return;
             }

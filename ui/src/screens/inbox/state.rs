@@ -107,7 +107,9 @@ impl Inbox {
     }
 
     pub(crate) fn load_more(self) {
-        let Some(cursor) = self.next_cursor.get_untracked() else { return };
+        let Some(cursor) = self.next_cursor.get_untracked() else {
+            return;
+        };
         let params = ThreadListParams {
             view: self.view.get_untracked(),
             folder_id: self.folder.get_untracked(),
@@ -143,7 +145,8 @@ impl Inbox {
     }
 
     pub(crate) fn thread(self, id: &str) -> Option<ThreadSummary> {
-        self.threads.with_untracked(|threads| threads.iter().find(|t| t.id == id).cloned())
+        self.threads
+            .with_untracked(|threads| threads.iter().find(|t| t.id == id).cloned())
     }
 }
 

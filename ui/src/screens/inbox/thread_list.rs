@@ -122,7 +122,8 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     let row_id = id.clone();
     let body = move || {
         if renaming.get() {
-            return view! { <RenameInput thread_id=row_id.clone() title=title.clone() /> }.into_any();
+            return view! { <RenameInput thread_id=row_id.clone() title=title.clone() /> }
+                .into_any();
         }
         let id = row_id.clone();
         view! {
@@ -130,7 +131,6 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
                 on:click=move |_| inbox.open(id.clone(), None)>
                 <span class="thread__title">
                     {awaiting.then(|| view! { <span class="thread__action" title="Waiting for your decision">"●"</span> })}
-                    
                     <span class="thread__title-text" data-testid="thread-title">{title.clone()}</span>
                 </span>
                 <span class="thread__preview muted">{preview.clone()}</span>
@@ -185,11 +185,14 @@ pub(crate) fn RenameInput(thread_id: String, title: String) -> impl IntoView {
         if value.is_empty() {
             return;
         }
-        update(inbox, ThreadUpdateParams {
-            thread_id: thread_id.clone(),
-            title: Some(value),
-            ..ThreadUpdateParams::default()
-        });
+        update(
+            inbox,
+            ThreadUpdateParams {
+                thread_id: thread_id.clone(),
+                title: Some(value),
+                ..ThreadUpdateParams::default()
+            },
+        );
     };
     let save_on_key = save.clone();
     view! {
@@ -222,11 +225,14 @@ fn ThreadMenu(thread: ThreadSummary, menu_open: RwSignal<bool>) -> impl IntoView
         let id = id.clone();
         move |_| {
             menu_open.set(false);
-            update(inbox, ThreadUpdateParams {
-                thread_id: id.clone(),
-                pinned: Some(!thread.pinned),
-                ..ThreadUpdateParams::default()
-            });
+            update(
+                inbox,
+                ThreadUpdateParams {
+                    thread_id: id.clone(),
+                    pinned: Some(!thread.pinned),
+                    ..ThreadUpdateParams::default()
+                },
+            );
         }
     };
     let rename = {
@@ -240,7 +246,7 @@ fn ThreadMenu(thread: ThreadSummary, menu_open: RwSignal<bool>) -> impl IntoView
         let thread = thread.clone();
         move |_| {
             menu_open.set(false);
-            confirm_delete(inbox, thread.id.clone(), thread.title.clone());
+            confirm_delete(inbox, thread.id.clone(), &thread.title);
         }
     };
     let current_folder = thread.folder_id.clone();
@@ -299,7 +305,7 @@ pub(crate) fn update(inbox: Inbox, params: ThreadUpdateParams) {
     });
 }
 
-pub(crate) fn confirm_delete(inbox: Inbox, id: String, title: String) {
+pub(crate) fn confirm_delete(inbox: Inbox, id: String, title: &str) {
     inbox.ask(ConfirmRequest {
         title: "Delete this thread?".to_owned(),
         body: format!("“{title}” and everything in it will be deleted. This can’t be undone."),
@@ -307,7 +313,11 @@ pub(crate) fn confirm_delete(inbox: Inbox, id: String, title: String) {
         on_confirm: std::rc::Rc::new(move || {
             let id = id.clone();
             leptos::task::spawn_local(async move {
-                match invoke::<cmd::ThreadDelete>(&ThreadIdParams { thread_id: id.clone() }).await {
+                match invoke::<cmd::ThreadDelete>(&ThreadIdParams {
+                    thread_id: id.clone(),
+                })
+                .await
+                {
                     Ok(()) => {
                         if inbox.selected.get_untracked().as_deref() == Some(id.as_str()) {
                             inbox.selected.set(None);

@@ -45,7 +45,11 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
         }
         let thread_id = id_for_refresh.clone();
         leptos::task::spawn_local(async move {
-            let params = ThreadGetParams { thread_id, before_seq: None, limit: Some(1) };
+            let params = ThreadGetParams {
+                thread_id,
+                before_seq: None,
+                limit: Some(1),
+            };
             if let Ok(detail) = invoke::<cmd::ThreadGet>(&params).await {
                 feed.thread.set(Some(detail.thread));
             }
@@ -55,7 +59,8 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
     let editing = RwSignal::new(false);
     let menu = RwSignal::new(false);
     let fork_from = thread_id.clone();
-    let on_fork = Callback::new(move |message_id: String| fork(inbox, fork_from.clone(), message_id));
+    let on_fork =
+        Callback::new(move |message_id: String| fork(inbox, fork_from.clone(), message_id));
     view! {
         <div class="thread-pane">
             <header class="thread-pane__header">
@@ -83,7 +88,7 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
                             <button role="menuitem" class="menu__item menu__item--danger"
                                 on:click=move |_| {
                                     menu.set(false);
-                                    if let Some(t) = feed.thread.get_untracked() { confirm_delete(inbox, t.id, t.title) }
+                                    if let Some(t) = feed.thread.get_untracked() { confirm_delete(inbox, t.id, &t.title) }
                                 }>"Delete…"</button>
                         </div>
                     </Show>
@@ -110,7 +115,11 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
 
 fn open(inbox: Inbox, feed: Feed, thread_id: String, focus_seq: Option<i64>) {
     leptos::task::spawn_local(async move {
-        let params = ThreadGetParams { thread_id: thread_id.clone(), before_seq: None, limit: Some(PAGE) };
+        let params = ThreadGetParams {
+            thread_id: thread_id.clone(),
+            before_seq: None,
+            limit: Some(PAGE),
+        };
         let mut detail = match invoke::<cmd::ThreadGet>(&params).await {
             Ok(detail) => detail,
             Err(error) => return inbox.report(error),
@@ -120,7 +129,11 @@ fn open(inbox: Inbox, feed: Feed, thread_id: String, focus_seq: Option<i64>) {
         if let Some(seq) = focus_seq
             && seq < oldest
         {
-            let around = ThreadGetParams { thread_id: thread_id.clone(), before_seq: Some(seq + i64::from(PAGE) / 2), limit: Some(PAGE) };
+            let around = ThreadGetParams {
+                thread_id: thread_id.clone(),
+                before_seq: Some(seq + i64::from(PAGE) / 2),
+                limit: Some(PAGE),
+            };
             match invoke::<cmd::ThreadGet>(&around).await {
                 Ok(page) => {
                     let newest = page.messages.last().map_or(0, |m| m.seq);
@@ -136,7 +149,14 @@ fn open(inbox: Inbox, feed: Feed, thread_id: String, focus_seq: Option<i64>) {
         feed.thread.set(Some(detail.thread));
         if unread {
             // Opening a thread is reading it.
-            update(inbox, ThreadUpdateParams { thread_id, unread: Some(false), ..ThreadUpdateParams::default() });
+            update(
+                inbox,
+                ThreadUpdateParams {
+                    thread_id,
+                    unread: Some(false),
+                    ..ThreadUpdateParams::default()
+                },
+            );
         }
         request_animation_frame(move || scroll_to(focus_seq));
         inbox.focus_seq.set(None);
@@ -147,7 +167,10 @@ fn scroll_to(focus_seq: Option<i64>) {
     let document = document();
     let target = match focus_seq {
         Some(seq) => document.get_element_by_id(&format!("msg-{seq}")),
-        None => document.query_selector(".feed > article:last-of-type").ok().flatten(),
+        None => document
+            .query_selector(".feed > article:last-of-type")
+            .ok()
+            .flatten(),
     };
     let Some(element) = target else { return };
     let options = web_sys::ScrollIntoViewOptions::new();
@@ -159,10 +182,16 @@ fn scroll_to(focus_seq: Option<i64>) {
 }
 
 fn load_earlier(inbox: Inbox, feed: Feed) {
-    let Some(thread) = feed.thread.get_untracked() else { return };
+    let Some(thread) = feed.thread.get_untracked() else {
+        return;
+    };
     let before = feed.messages.with_untracked(|m| m.first().map(|m| m.seq));
     leptos::task::spawn_local(async move {
-        let params = ThreadGetParams { thread_id: thread.id, before_seq: before, limit: Some(PAGE) };
+        let params = ThreadGetParams {
+            thread_id: thread.id,
+            before_seq: before,
+            limit: Some(PAGE),
+        };
         match invoke::<cmd::ThreadGet>(&params).await {
             Ok(page) => {
                 feed.more_before.set(page.has_more_before);
@@ -178,8 +207,12 @@ fn load_earlier(inbox: Inbox, feed: Feed) {
 }
 
 fn load_newer(inbox: Inbox, feed: Feed) {
-    let Some(thread) = feed.thread.get_untracked() else { return };
-    let newest = feed.messages.with_untracked(|m| m.last().map_or(0, |m| m.seq));
+    let Some(thread) = feed.thread.get_untracked() else {
+        return;
+    };
+    let newest = feed
+        .messages
+        .with_untracked(|m| m.last().map_or(0, |m| m.seq));
     leptos::task::spawn_local(async move {
         let params = ThreadGetParams {
             thread_id: thread.id,
@@ -189,8 +222,12 @@ fn load_newer(inbox: Inbox, feed: Feed) {
         match invoke::<cmd::ThreadGet>(&params).await {
             Ok(page) => {
                 let last_seq = page.thread.last_seq;
-                feed.messages.update(|messages| messages.extend(page.messages.into_iter().filter(|m| m.seq > newest)));
-                let loaded = feed.messages.with_untracked(|m| m.last().map_or(0, |m| m.seq));
+                feed.messages.update(|messages| {
+                    messages.extend(page.messages.into_iter().filter(|m| m.seq > newest));
+                });
+                let loaded = feed
+                    .messages
+                    .with_untracked(|m| m.last().map_or(0, |m| m.seq));
                 feed.more_after.set(loaded < last_seq);
             }
             Err(error) => inbox.report(error),
@@ -200,7 +237,12 @@ fn load_newer(inbox: Inbox, feed: Feed) {
 
 fn fork(inbox: Inbox, thread_id: String, message_id: String) {
     leptos::task::spawn_local(async move {
-        match invoke::<cmd::ThreadFork>(&ThreadForkParams { thread_id, message_id }).await {
+        match invoke::<cmd::ThreadFork>(&ThreadForkParams {
+            thread_id,
+            message_id,
+        })
+        .await
+        {
             Ok(fork) => {
                 inbox.changed();
                 inbox.open(fork.id, None);
@@ -211,7 +253,9 @@ fn fork(inbox: Inbox, thread_id: String, message_id: String) {
 }
 
 fn export(inbox: Inbox, feed: Feed, format: ExportFormat) {
-    let Some(thread) = feed.thread.get_untracked() else { return };
+    let Some(thread) = feed.thread.get_untracked() else {
+        return;
+    };
     let (ext, name) = match format {
         ExportFormat::Markdown => ("md", "Markdown"),
         ExportFormat::Jsonl => ("jsonl", "JSON Lines"),
@@ -219,7 +263,13 @@ fn export(inbox: Inbox, feed: Feed, format: ExportFormat) {
     let file_name: String = thread
         .title
         .chars()
-        .map(|c| if c.is_alphanumeric() || c == ' ' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == ' ' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     leptos::task::spawn_local(async move {
         let options = serde_json::json!({ "options": {
@@ -233,7 +283,13 @@ fn export(inbox: Inbox, feed: Feed, format: ExportFormat) {
         };
         // Cancelled: nothing to do.
         let Some(path) = chosen else { return };
-        match invoke::<cmd::ThreadExport>(&ThreadExportParams { thread_id: thread.id, format, path }).await {
+        match invoke::<cmd::ThreadExport>(&ThreadExportParams {
+            thread_id: thread.id,
+            format,
+            path,
+        })
+        .await
+        {
             Ok(done) => feed.notice.set(Some(format!("Exported to {}", done.path))),
             Err(error) => inbox.report(error),
         }
@@ -243,7 +299,12 @@ fn export(inbox: Inbox, feed: Feed, format: ExportFormat) {
 /// Delegated clicks inside rendered Markdown: copy buttons, and links, which
 /// must never navigate the app's own window away.
 fn feed_click(ev: &web_sys::MouseEvent) {
-    let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+    let Some(target) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
     if target.has_attribute("data-copy") {
         let code = target
             .closest(".code")
@@ -281,7 +342,14 @@ fn TitleInput(thread_id: String, title: String, editing: RwSignal<bool>) -> impl
         editing.set(false);
         let value = value.trim().to_owned();
         if !value.is_empty() {
-            update(inbox, ThreadUpdateParams { thread_id: thread_id.clone(), title: Some(value), ..ThreadUpdateParams::default() });
+            update(
+                inbox,
+                ThreadUpdateParams {
+                    thread_id: thread_id.clone(),
+                    title: Some(value),
+                    ..ThreadUpdateParams::default()
+                },
+            );
         }
     };
     let on_key = save.clone();

@@ -6,9 +6,9 @@ use crate::components::model_picker::ModelPicker;
 use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApiError, AuthField, AuthFieldKind, ErrorCode, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams,
-    ModelEnablement, ModelInfo, ProviderConfigureParams, ProviderIdParams, ProviderInfo, ProviderListParams,
-    ProviderStatus, cmd,
+    ApiError, AuthField, AuthFieldKind, ErrorCode, ModelDefault, ModelDefaultGetParams,
+    ModelDefaultSetParams, ModelEnablement, ModelInfo, ProviderConfigureParams, ProviderIdParams,
+    ProviderInfo, ProviderListParams, ProviderStatus, cmd,
 };
 use std::collections::BTreeMap;
 
@@ -22,7 +22,9 @@ fn hint(code: ErrorCode) -> &'static str {
         ErrorCode::DependencyDisabled | ErrorCode::PermissionDenied => {
             "Or enter the key as ${ENV_VAR} to read it from the environment."
         }
-        ErrorCode::RateLimit | ErrorCode::Timeout | ErrorCode::StreamError => "Try again in a moment.",
+        ErrorCode::RateLimit | ErrorCode::Timeout | ErrorCode::StreamError => {
+            "Try again in a moment."
+        }
         _ => "",
     }
 }
@@ -138,7 +140,11 @@ pub(crate) fn Providers() -> impl IntoView {
 /// One provider's form. Its own copy of the info is refreshed by every
 /// save, so what the user is typing is never replaced mid-edit.
 #[component]
-fn ProviderForm(info: ProviderInfo, on_changed: Callback<ProviderInfo>, on_list: Callback<Vec<ProviderInfo>>) -> impl IntoView {
+fn ProviderForm(
+    info: ProviderInfo,
+    on_changed: Callback<ProviderInfo>,
+    on_list: Callback<Vec<ProviderInfo>>,
+) -> impl IntoView {
     let id = info.id.clone();
     let current = RwSignal::new(info.clone());
     let error = RwSignal::new(None::<ApiError>);
@@ -154,10 +160,13 @@ fn ProviderForm(info: ProviderInfo, on_changed: Callback<ProviderInfo>, on_list:
             let initial = if f.secret {
                 String::new()
             } else {
-                info.values.get(&f.key).cloned().unwrap_or_else(|| match f.kind {
-                    AuthFieldKind::Select { .. } => f.default.clone().unwrap_or_default(),
-                    _ => String::new(),
-                })
+                info.values
+                    .get(&f.key)
+                    .cloned()
+                    .unwrap_or_else(|| match f.kind {
+                        AuthFieldKind::Select { .. } => f.default.clone().unwrap_or_default(),
+                        _ => String::new(),
+                    })
             };
             (f.clone(), RwSignal::new(initial))
         })
@@ -423,13 +432,22 @@ fn ProviderForm(info: ProviderInfo, on_changed: Callback<ProviderInfo>, on_list:
     }
 }
 
-fn field_view<F>(field: &AuthField, value: RwSignal<String>, current: &RwSignal<ProviderInfo>, save: F) -> AnyView
+fn field_view<F>(
+    field: &AuthField,
+    value: RwSignal<String>,
+    current: &RwSignal<ProviderInfo>,
+    save: F,
+) -> AnyView
 where
     F: Fn() + Clone + Send + Sync + 'static,
 {
     let key = field.key.clone();
     let testid = format!("provider-field-{key}");
-    let label = if field.required { format!("{} *", field.label) } else { field.label.clone() };
+    let label = if field.required {
+        format!("{} *", field.label)
+    } else {
+        field.label.clone()
+    };
     let current = *current;
     match &field.kind {
         AuthFieldKind::Select { options } => {
@@ -468,7 +486,9 @@ where
                 let info = current.get();
                 let f = info.fields.iter().find(|f| f.key == key);
                 match f {
-                    Some(AuthField { env_ref: Some(var), .. }) => format!("from {var} — leave blank to keep"),
+                    Some(AuthField {
+                        env_ref: Some(var), ..
+                    }) => format!("from {var} — leave blank to keep"),
                     Some(AuthField { stored: true, .. }) => STORED_PLACEHOLDER.to_owned(),
                     _ => "Not set — or ${ENV_VAR}".to_owned(),
                 }
