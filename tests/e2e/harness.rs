@@ -178,6 +178,48 @@ impl App {
         }
     }
 
+    /// Resident memory of the app and its WebKit processes (everything the
+    /// driver started, minus the driver), in KiB. Linux only.
+    pub(crate) fn app_rss_kib(&self) -> u64 {
+        let driver = self.driver.id();
+        let mut parents = Vec::new();
+        let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+        for entry in entries.flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+            // The parent pid follows the parenthesised command name.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<u32>().ok());
+            if let Some(ppid) = ppid {
+                parents.push((pid, ppid));
+            }
+        }
+        let mut tree = vec![driver];
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for &(pid, ppid) in &parents {
+                if tree.contains(&ppid) && !tree.contains(&pid) {
+                    tree.push(pid);
+                    grew = true;
+                }
+            }
+        }
+        tree.iter()
+            .filter(|&&pid| pid != driver)
+            .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
+            .filter_map(|status| {
+                status
+                    .lines()
+                    .find(|l| l.starts_with("VmRSS:"))
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .and_then(|kib| kib.parse::<u64>().ok())
+            })
+            .sum()
+    }
+
     /// Saves a screenshot next to the build output, for a failed test.
     pub(crate) async fn screenshot(&self, label: &str) {
         let Ok(png) = self.client.screenshot().await else {

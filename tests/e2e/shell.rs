@@ -17,6 +17,12 @@ async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
         app.find("[data-testid=inbox-empty]").await?;
         let title = app.client.title().await?;
         ensure!(title == "Pizza Bot", "window title {title:?}");
+        // Let startup settle before reading memory.
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        crate::harness::report(&format!(
+            "RSS idle after start (app + WebKit processes, debug build): {} MiB",
+            app.app_rss_kib() / 1024
+        ));
 
         app.click("[data-testid=rail-settings]").await?;
         app.click("[data-testid=settings-about]").await?;

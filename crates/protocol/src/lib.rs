@@ -6,6 +6,7 @@ mod error;
 mod event;
 mod folder;
 mod provider;
+mod run;
 mod settings;
 mod thread;
 
@@ -22,6 +23,10 @@ pub use provider::{
     ModelEnablement, ModelInfo, ModelList, ModelListParams, ModelOverride, ModelOverrideSetParams,
     ProviderCatalogState, ProviderConfigureParams, ProviderIdParams, ProviderInfo, ProviderList,
     ProviderListParams, ProviderStatus, ProviderTestResult,
+};
+pub use run::{
+    ApprovalRequest, Decision, DecisionKind, Interrupt, InterruptResponse, RunEvent, RunEventFrame,
+    RunId, RunStatus,
 };
 pub use settings::{Settings, SettingsGetParams, SettingsPatch, Theme};
 pub use thread::{

@@ -1,0 +1,314 @@
+//! The agent and its entry points: run, resume, respond.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use pizza_llm::{CancellationToken, ModelClient, Usage};
+use pizza_protocol::{
+    ApiError, Decision, Interrupt, InterruptResponse, MessageView, RunEvent, RunStatus,
+};
+use pizza_store::{StepCommit, Store};
+use pizza_tools::ToolRegistry;
+
+use crate::config::AgentConfig;
+use crate::error::{Error, Result};
+use crate::meta::{Approved, StepMeta};
+use crate::run::RunLoop;
+use crate::sink::EventSink;
+use crate::transcript::{pending_calls, tool_result_message, view};
+
+/// One run to drive.
+#[derive(Debug, Clone)]
+pub struct RunInput {
+    pub thread_id: String,
+    /// The run's id (from `Store::create_run`); counters and events carry it.
+    pub run_id: String,
+    pub model: Arc<dyn ModelClient>,
+    /// The provider's model id sent in each request.
+    pub model_id: String,
+    /// The model's context window in tokens, if known; summarization needs it.
+    pub context_window: Option<u32>,
+    /// A new user message to commit first; `None` continues from the last checkpoint.
+    pub new_user_text: Option<String>,
+}
+
+/// How a run ended. The host records it with [`RunOutcome::to_store`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    pub error: Option<ApiError>,
+    /// Summed over the run's model calls.
+    pub usage: Usage,
+    /// Set when the run paused for the user's decision.
+    pub interrupt: Option<Interrupt>,
+}
+
+impl RunOutcome {
+    pub(crate) fn new(status: RunStatus) -> Self {
+        Self {
+            status,
+            error: None,
+            usage: Usage::default(),
+            interrupt: None,
+        }
+    }
+
+    /// The outcome as `Store::finish_run` takes it.
+    pub fn to_store(&self) -> pizza_store::RunOutcome {
+        pizza_store::RunOutcome {
+            status: match self.status {
+                RunStatus::Running => pizza_store::RunStatus::Running,
+                RunStatus::Succeeded => pizza_store::RunStatus::Succeeded,
+                RunStatus::Failed => pizza_store::RunStatus::Failed,
+                RunStatus::Interrupted => pizza_store::RunStatus::Interrupted,
+                RunStatus::Cancelled => pizza_store::RunStatus::Cancelled,
+                RunStatus::TimedOut => pizza_store::RunStatus::TimedOut,
+            },
+            error: self.error.as_ref().map(|e| pizza_store::RunError {
+                code: e.code.as_str().to_owned(),
+                message: e.message.clone(),
+            }),
+            usage: serde_json::to_value(self.usage).ok(),
+        }
+    }
+}
+
+/// The orchestrator runtime. Cheap to share (`Arc<Agent>`); holds no per-run
+/// state except the claims that make a decision apply exactly once.
+#[derive(Debug)]
+pub struct Agent {
+    pub(crate) store: Store,
+    pub(crate) tools: ToolRegistry,
+    pub(crate) config: AgentConfig,
+    /// Interrupt ids whose decisions are being applied right now.
+    claims: Mutex<HashSet<String>>,
+}
+
+impl Agent {
+    pub fn new(store: Store, tools: ToolRegistry, config: AgentConfig) -> Self {
+        Self {
+            store,
+            tools,
+            config,
+            claims: Mutex::new(HashSet::new()),
+        }
+    }
+
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    /// Drives a run until a final answer, a limit, an interrupt, a cancel or
+    /// an error, committing every step. Emits `run_started` first and
+    /// `run_finished` last; never panics or returns early without them.
+    pub async fn run(
+        &self,
+        input: RunInput,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> RunOutcome {
+        self.run_announcing(input, sink, cancel, Vec::new()).await
+    }
+
+    /// [`Agent::run`], first announcing `committed` (messages a decision
+    /// committed before the run continued) after `run_started`.
+    async fn run_announcing(
+        &self,
+        input: RunInput,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+        committed: Vec<MessageView>,
+    ) -> RunOutcome {
+        sink.emit(
+            &[],
+            RunEvent::RunStarted {
+                model: input.model_id.clone(),
+            },
+        );
+        for message in committed {
+            sink.emit(&[], RunEvent::MessageCompleted { message });
+        }
+        let mut run = RunLoop::new(self, input, Arc::clone(&sink), cancel);
+        let outcome = run.drive().await;
+        sink.emit(
+            &[],
+            RunEvent::RunFinished {
+                status: outcome.status,
+                error: outcome.error.clone(),
+            },
+        );
+        outcome
+    }
+
+    /// Continues from the last checkpoint (after a crash, a restart, or
+    /// accepted decisions): a pending model call is made again; tool calls
+    /// whose results were committed are not run again.
+    pub async fn resume(
+        &self,
+        mut input: RunInput,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> RunOutcome {
+        input.new_user_text = None;
+        self.run(input, sink, cancel).await
+    }
+
+    /// Applies decisions to the pending interrupt, then resumes the run.
+    /// `Conflict` when there is no such pending interrupt (including a second
+    /// decision for one already answered); `InvalidInput` for a missing,
+    /// disallowed or invalid decision, which leaves the interrupt pending.
+    pub async fn respond(
+        &self,
+        input: RunInput,
+        response: InterruptResponse,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> Result<RunOutcome> {
+        let committed = self
+            .accept_decisions(&input.thread_id, &input.run_id, response)
+            .await?;
+        let mut input = input;
+        input.new_user_text = None;
+        Ok(self.run_announcing(input, sink, cancel, committed).await)
+    }
+
+    /// The first half of [`Agent::respond`]: validates the decisions and
+    /// commits them, clearing the interrupt, in one step. A host that answers
+    /// the user before the run continues calls this, then [`Agent::resume`].
+    /// Returns the tool results the decisions themselves committed (reject,
+    /// respond), for the host to announce.
+    pub async fn accept_decisions(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        response: InterruptResponse,
+    ) -> Result<Vec<MessageView>> {
+        let id = response.interrupt_id.clone();
+        if !self.lock_claims().insert(id.clone()) {
+            return Err(Error::conflict(format!(
+                "interrupt {id} is already being answered"
+            )));
+        }
+        let result = self.apply_decisions(thread_id, run_id, response).await;
+        self.lock_claims().remove(&id);
+        result
+    }
+
+    fn lock_claims(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        // The set is only inserted into and removed from; always consistent.
+        self.claims.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    async fn apply_decisions(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        mut response: InterruptResponse,
+    ) -> Result<Vec<MessageView>> {
+        let state = self.store.state(thread_id, None).await?;
+        let pending: Interrupt = match &state.interrupt {
+            None => {
+                return Err(Error::conflict(format!(
+                    "interrupt {} is not pending on this thread (already answered, or never raised)",
+                    response.interrupt_id
+                )));
+            }
+            Some(value) => serde_json::from_value(value.clone())
+                .map_err(|e| Error::Corrupt(format!("pending interrupt: {e}")))?,
+        };
+        if pending.interrupt_id != response.interrupt_id {
+            return Err(Error::conflict(format!(
+                "interrupt {} is not pending on this thread; {} is",
+                response.interrupt_id, pending.interrupt_id
+            )));
+        }
+        if let Some(extra) = response
+            .decisions
+            .keys()
+            .find(|id| !pending.requests.iter().any(|r| &r.call_id == *id))
+        {
+            return Err(Error::invalid(format!(
+                "call {extra} is not part of interrupt {}",
+                pending.interrupt_id
+            )));
+        }
+        let still_pending: HashSet<String> = pending_calls(&state.messages)?
+            .into_iter()
+            .map(|c| c.id)
+            .collect();
+        let mut meta = StepMeta::load(state.checkpoint.as_ref().map(|c| &c.metadata), run_id);
+        let mut messages = Vec::new();
+        for request in &pending.requests {
+            let decision = response.decisions.remove(&request.call_id).ok_or_else(|| {
+                Error::invalid(format!(
+                    "no decision for call {} ({}); every request needs one",
+                    request.call_id, request.tool
+                ))
+            })?;
+            if !request.allowed.contains(&decision.kind()) {
+                return Err(Error::invalid(format!(
+                    "{:?} is not allowed for call {}",
+                    decision.kind(),
+                    request.call_id
+                )));
+            }
+            if !still_pending.contains(&request.call_id) {
+                continue;
+            }
+            match decision {
+                Decision::Approve => {
+                    meta.approved.insert(
+                        request.call_id.clone(),
+                        Approved {
+                            arguments: request.arguments.clone(),
+                            edited: false,
+                        },
+                    );
+                }
+                Decision::Edit { arguments } => {
+                    self.tools
+                        .validate(&request.tool, &arguments)
+                        .map_err(|e| Error::invalid(e.to_string()))?;
+                    meta.approved.insert(
+                        request.call_id.clone(),
+                        Approved {
+                            arguments,
+                            edited: true,
+                        },
+                    );
+                }
+                Decision::Reject { message } => {
+                    let mut text = format!(
+                        "The user rejected this {} call; it was not run.",
+                        request.tool
+                    );
+                    if let Some(message) = message.filter(|m| !m.trim().is_empty()) {
+                        text.push_str(" The user said: ");
+                        text.push_str(&message);
+                    }
+                    messages.push(tool_result_message(&request.call_id, &text, true));
+                }
+                Decision::Respond { text } => {
+                    messages.push(tool_result_message(&request.call_id, &text, false));
+                }
+            }
+        }
+        let committed = self
+            .store
+            .commit_step(
+                thread_id,
+                StepCommit {
+                    messages,
+                    files: Vec::new(),
+                    interrupt: None,
+                    metadata: meta.to_value(),
+                },
+            )
+            .await?;
+        committed.messages.iter().map(view).collect()
+    }
+}

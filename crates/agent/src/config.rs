@@ -1,0 +1,179 @@
+//! What an agent is configured with: limits, approvals, persona, clock.
+
+use std::collections::BTreeSet;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+/// Model calls one run may make (seed §4: a runaway-call ceiling).
+pub const DEFAULT_MAX_MODEL_CALLS: u32 = 40;
+/// The orchestrator's tool calls per run (setting `max_tool_calls`).
+pub const DEFAULT_MAX_TOOL_CALLS: i64 = 100;
+/// A subagent's tool calls per run (setting `max_subagent_tool_calls`).
+pub const DEFAULT_MAX_SUBAGENT_TOOL_CALLS: i64 = 150;
+/// The longest persona addendum used; longer text is cut.
+pub const PERSONA_MAX_CHARS: usize = 8_000;
+/// Summarize once a request would fill this share of the context window.
+pub const DEFAULT_SUMMARIZE_AT: f64 = 0.85;
+
+/// The orchestrator's base system prompt.
+pub const BASE_PROMPT: &str = "You are Pizza Bot, an assistant that works through long tasks \
+for one person, who reads the results later in an inbox. Work step by step and use the tools \
+when they help. The thread has its own files (absolute paths such as /notes.md): use ls, \
+read_file, glob and grep to look, write_file and edit_file to change them. When a tool fails, \
+read the error and correct the call. Some calls need the user's approval; if the user rejects \
+one, do not retry it unchanged. Finish with a clear answer that stands on its own.";
+
+/// Where the agent reads local time, so tests can fix it.
+pub trait LocalClock: Send + Sync + Debug {
+    fn now(&self) -> jiff::Zoned;
+}
+
+/// The system's time zone and wall clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl LocalClock for SystemClock {
+    fn now(&self) -> jiff::Zoned {
+        jiff::Zoned::now()
+    }
+}
+
+/// Always the same instant; for tests.
+#[derive(Debug, Clone)]
+pub struct FixedClock(pub jiff::Zoned);
+
+impl LocalClock for FixedClock {
+    fn now(&self) -> jiff::Zoned {
+        self.0.clone()
+    }
+}
+
+/// The line added to every model call (never stored): local time rounded to
+/// the minute, with the zone, so the model can reason about "today".
+pub fn clock_line(now: &jiff::Zoned) -> String {
+    let rounded = now
+        .round(jiff::ZonedRound::new().smallest(jiff::Unit::Minute))
+        .unwrap_or_else(|_| now.clone());
+    let offset = rounded.strftime("%:z");
+    let zone = match rounded.time_zone().iana_name() {
+        Some(name) => format!("{name}, UTC{offset}"),
+        // A bare offset zone has no name worth repeating.
+        None => format!("UTC{offset}"),
+    };
+    format!(
+        "Current local time: {} ({zone}).",
+        rounded.strftime("%A %Y-%m-%d %H:%M")
+    )
+}
+
+/// How the agent behaves; the host fills this from settings.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    pub max_model_calls: u32,
+    /// Tool calls per run; `-1` means unlimited (the model-call ceiling still bounds a run).
+    pub max_tool_calls: i64,
+    /// For subagents (not built yet); kept here so the setting has one home.
+    pub max_subagent_tool_calls: i64,
+    /// Tools whose calls wait for the user's decision.
+    pub require_approval: BTreeSet<String>,
+    /// The user's persona addendum to the system prompt (≤ 8,000 chars used).
+    pub persona: Option<String>,
+    pub base_prompt: String,
+    pub clock: Arc<dyn LocalClock>,
+    /// Share of the context window at which older turns are summarized.
+    pub summarize_at: f64,
+    /// Share of the context window the recent, unsummarized turns may keep.
+    pub keep_recent: f64,
+    pub max_output_tokens: Option<u32>,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            max_model_calls: DEFAULT_MAX_MODEL_CALLS,
+            max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
+            max_subagent_tool_calls: DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
+            require_approval: ["write_file", "edit_file"]
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            persona: None,
+            base_prompt: BASE_PROMPT.to_owned(),
+            clock: Arc::new(SystemClock),
+            summarize_at: DEFAULT_SUMMARIZE_AT,
+            keep_recent: 0.3,
+            max_output_tokens: None,
+        }
+    }
+}
+
+impl AgentConfig {
+    /// The system prompt of one model call: base, persona, clock line.
+    pub(crate) fn system_prompt(&self) -> String {
+        let mut prompt = self.base_prompt.clone();
+        if let Some(persona) = self.persona.as_deref().map(str::trim)
+            && !persona.is_empty()
+        {
+            prompt.push_str("\n\n");
+            prompt.extend(persona.chars().take(PERSONA_MAX_CHARS));
+        }
+        prompt.push_str("\n\n");
+        prompt.push_str(&clock_line(&self.clock.now()));
+        prompt
+    }
+
+    pub(crate) fn needs_approval(&self, tool: &str) -> bool {
+        self.require_approval.contains(tool)
+    }
+
+    /// Whether `used` tool calls leave room for one more.
+    pub(crate) fn tool_call_allowed(&self, used: u32) -> bool {
+        self.max_tool_calls < 0 || i64::from(used) < self.max_tool_calls
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> jiff::Zoned {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn clock_line_rounds_to_the_minute_and_names_the_zone() {
+        assert_eq!(
+            clock_line(&at("2026-03-04T09:15:31+01:00[+01:00]")),
+            "Current local time: Wednesday 2026-03-04 09:16 (UTC+01:00)."
+        );
+        assert_eq!(
+            clock_line(&at("2026-03-04T09:15:29Z[UTC]")),
+            "Current local time: Wednesday 2026-03-04 09:15 (UTC, UTC+00:00)."
+        );
+    }
+
+    #[test]
+    fn system_prompt_has_persona_capped_and_the_clock() {
+        let config = AgentConfig {
+            persona: Some(format!("  {}", "p".repeat(9_000))),
+            clock: Arc::new(FixedClock(at("2026-03-04T09:15:00Z[UTC]"))),
+            ..AgentConfig::default()
+        };
+        let prompt = config.system_prompt();
+        assert!(prompt.starts_with(BASE_PROMPT));
+        assert_eq!(
+            prompt.matches('p').count() - BASE_PROMPT.matches('p').count(),
+            8_000
+        );
+        assert!(prompt.ends_with("09:15 (UTC, UTC+00:00)."), "{prompt}");
+    }
+
+    #[test]
+    fn minus_one_means_unlimited_tool_calls() {
+        let mut config = AgentConfig::default();
+        assert!(config.tool_call_allowed(99));
+        assert!(!config.tool_call_allowed(100));
+        config.max_tool_calls = -1;
+        assert!(config.tool_call_allowed(u32::MAX));
+    }
+}

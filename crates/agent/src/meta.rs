@@ -1,0 +1,64 @@
+//! What the agent keeps in each checkpoint's metadata and carries forward
+//! from step to step: the run's counters, the stored summary, and approved
+//! calls not yet run. Only the head checkpoint is read back, so every commit
+//! writes the whole value.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct StepMeta {
+    /// The run these counters belong to; another run starts from zero.
+    pub(crate) run_id: Option<String>,
+    pub(crate) model_calls: u32,
+    pub(crate) tool_calls: u32,
+    /// Calls of the current step already charged to `tool_calls`, so a step
+    /// resumed after a crash is not charged twice.
+    pub(crate) counted: Vec<String>,
+    /// Older turns replaced by a summary in what the model is sent.
+    pub(crate) summary: Option<Summary>,
+    /// Gated calls the user approved (with possibly edited arguments),
+    /// by call id, until they have run.
+    pub(crate) approved: BTreeMap<String, Approved>,
+    /// Set when the tool-call limit refused calls: the turn ends with this
+    /// notice once the step's calls are answered.
+    pub(crate) end_notice: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Summary {
+    /// Messages with `seq <= upto_seq` are covered by `text`.
+    pub(crate) upto_seq: i64,
+    pub(crate) text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Approved {
+    pub(crate) arguments: Value,
+    pub(crate) edited: bool,
+}
+
+impl StepMeta {
+    /// The metadata at the head, with counters kept only for the same run.
+    /// Unreadable metadata (from an older app, or the host's own state edits)
+    /// reads as empty: the worst case is one recomputed summary.
+    pub(crate) fn load(metadata: Option<&Value>, run_id: &str) -> Self {
+        let mut meta: Self = metadata
+            .and_then(|m| serde_json::from_value(m.clone()).ok())
+            .unwrap_or_default();
+        if meta.run_id.as_deref() != Some(run_id) {
+            meta.model_calls = 0;
+            meta.tool_calls = 0;
+            meta.counted.clear();
+            meta.run_id = Some(run_id.to_owned());
+        }
+        meta
+    }
+
+    pub(crate) fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}

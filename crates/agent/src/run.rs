@@ -1,0 +1,220 @@
+//! One run's loop: model call → tool calls → results → repeat.
+
+mod model_call;
+mod tool_calls;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use pizza_llm::{CancellationToken, Usage};
+use pizza_protocol::{RunEvent, RunStatus};
+use pizza_store::{FileChange, Message as StoredMessage, NewMessage, StepCommit};
+use pizza_tools::ThreadFiles;
+use serde_json::Value;
+
+use crate::agent::{Agent, RunInput, RunOutcome};
+use crate::error::{Error, Result, model_api_error};
+use crate::meta::StepMeta;
+use crate::sink::EventSink;
+use crate::transcript::{
+    notice_message, pending_calls, tool_result_message, turn_is_over, user_message, view,
+};
+
+pub(crate) const MODEL_LIMIT_NOTICE: &str = "This run reached its limit of model calls and \
+stopped. Send a message to continue.";
+
+/// Why the loop stopped early.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    Cancelled,
+    Failed(Error),
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Model(pizza_llm::Error::Cancelled) => Self::Cancelled,
+            other => Self::Failed(other),
+        }
+    }
+}
+
+impl From<pizza_store::Error> for Stop {
+    fn from(e: pizza_store::Error) -> Self {
+        Self::Failed(e.into())
+    }
+}
+
+/// What a step of the loop decided.
+#[derive(Debug)]
+pub(crate) enum Next {
+    Continue,
+    Done(RunOutcome),
+}
+
+pub(crate) struct RunLoop<'a> {
+    pub(crate) agent: &'a Agent,
+    pub(crate) input: RunInput,
+    pub(crate) sink: Arc<dyn EventSink>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) meta: StepMeta,
+    /// The committed transcript, kept in step with each commit.
+    pub(crate) messages: Vec<StoredMessage>,
+    pub(crate) files: ThreadFiles,
+    pub(crate) usage: Usage,
+}
+
+impl<'a> RunLoop<'a> {
+    pub(crate) fn new(
+        agent: &'a Agent,
+        input: RunInput,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            agent,
+            meta: StepMeta::default(),
+            input,
+            sink,
+            cancel,
+            messages: Vec::new(),
+            files: ThreadFiles::default(),
+            usage: Usage::default(),
+        }
+    }
+
+    pub(crate) async fn drive(&mut self) -> RunOutcome {
+        let mut outcome = match self.drive_inner().await {
+            Ok(outcome) => outcome,
+            Err(Stop::Cancelled) => RunOutcome::new(RunStatus::Cancelled),
+            Err(Stop::Failed(e)) => {
+                tracing::warn!(thread = %self.input.thread_id, run = %self.input.run_id, error = %e, "run failed");
+                let mut outcome = RunOutcome::new(RunStatus::Failed);
+                outcome.error = Some(match &e {
+                    Error::Model(m) => model_api_error(m),
+                    other => other.to_api_error(),
+                });
+                outcome
+            }
+        };
+        outcome.usage = self.usage;
+        outcome
+    }
+
+    async fn drive_inner(&mut self) -> Result<RunOutcome, Stop> {
+        self.load().await?;
+        if let Some(text) = self.input.new_user_text.clone() {
+            self.start_turn(&text).await?;
+        }
+        loop {
+            if self.cancel.is_cancelled() {
+                return Err(Stop::Cancelled);
+            }
+            let pending = pending_calls(&self.messages)?;
+            let next = if pending.is_empty() {
+                if turn_is_over(&self.messages) {
+                    return Ok(RunOutcome::new(RunStatus::Succeeded));
+                }
+                if self.meta.model_calls >= self.agent.config.max_model_calls {
+                    self.commit(vec![notice_message(MODEL_LIMIT_NOTICE)], None)
+                        .await?;
+                    return Ok(RunOutcome::new(RunStatus::Succeeded));
+                }
+                self.model_turn().await?
+            } else {
+                self.run_tool_calls(pending).await?
+            };
+            if let Next::Done(outcome) = next {
+                return Ok(outcome);
+            }
+        }
+    }
+
+    /// Reads the thread's head state into the loop.
+    async fn load(&mut self) -> Result<(), Stop> {
+        let state = self.agent.store.state(&self.input.thread_id, None).await?;
+        self.meta = StepMeta::load(
+            state.checkpoint.as_ref().map(|c| &c.metadata),
+            &self.input.run_id,
+        );
+        if self.input.new_user_text.is_some() && state.interrupt.is_some() {
+            return Err(Stop::Failed(Error::conflict(
+                "the thread is waiting for a decision on a tool call; answer it first",
+            )));
+        }
+        if self.input.new_user_text.is_none() && state.interrupt.is_some() {
+            return Err(Stop::Failed(Error::conflict(
+                "the thread is waiting for a decision on a tool call; resume it by answering",
+            )));
+        }
+        self.files = ThreadFiles::new(
+            state
+                .files
+                .into_iter()
+                .map(|(path, file)| (path, file.content))
+                .collect::<BTreeMap<_, _>>(),
+        );
+        self.messages = state.messages;
+        Ok(())
+    }
+
+    /// Commits the user's message, closing any calls a stopped run left
+    /// unanswered (providers refuse a transcript with an unanswered call).
+    async fn start_turn(&mut self, text: &str) -> Result<(), Stop> {
+        if text.trim().is_empty() {
+            return Err(Stop::Failed(Error::invalid("the message is empty")));
+        }
+        let mut messages: Vec<NewMessage> = pending_calls(&self.messages)?
+            .into_iter()
+            .map(|call| {
+                tool_result_message(
+                    &call.id,
+                    "This call was not run: the run stopped before it finished.",
+                    true,
+                )
+            })
+            .collect();
+        messages.push(user_message(text));
+        self.meta.end_notice = None;
+        self.meta.approved.clear();
+        self.commit(messages, None).await
+    }
+
+    /// Commits one step: `messages`, the files changed since the last commit,
+    /// the carried metadata and `interrupt`; announces each message.
+    pub(crate) async fn commit(
+        &mut self,
+        messages: Vec<NewMessage>,
+        interrupt: Option<Value>,
+    ) -> Result<(), Stop> {
+        let files = self
+            .files
+            .take_changes()
+            .into_iter()
+            .map(|(path, content)| FileChange { path, content })
+            .collect();
+        let committed = self
+            .agent
+            .store
+            .commit_step(
+                &self.input.thread_id,
+                StepCommit {
+                    messages,
+                    files,
+                    interrupt,
+                    metadata: self.meta.to_value(),
+                },
+            )
+            .await?;
+        for message in committed.messages {
+            self.sink.emit(
+                &[],
+                RunEvent::MessageCompleted {
+                    message: view(&message)?,
+                },
+            );
+            self.messages.push(message);
+        }
+        Ok(())
+    }
+}

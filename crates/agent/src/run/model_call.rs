@@ -1,0 +1,129 @@
+//! The model half of a step: build the request, stream, commit the answer.
+
+use futures::StreamExt;
+use pizza_llm::{Completion, ModelRequest, StopReason, StreamCollector, StreamEvent};
+use pizza_protocol::{RunEvent, RunStatus};
+
+use super::{Next, RunLoop, Stop};
+use crate::agent::RunOutcome;
+use crate::error::Error;
+use crate::summarize;
+use crate::transcript::{assistant_message, notice_message};
+
+pub(crate) const TRUNCATED_NOTICE: &str = "The model ran out of output tokens before it wrote an \
+answer. Ask again, perhaps for a shorter answer, or choose a model with a larger output limit.";
+pub(crate) const EMPTY_NOTICE: &str = "The model ended its turn without an answer.";
+pub(crate) const FILTERED_NOTICE: &str =
+    "The provider's content filter stopped the answer before any text was written.";
+
+impl RunLoop<'_> {
+    /// One model call and the commit of its answer.
+    pub(super) async fn model_turn(&mut self) -> Result<Next, Stop> {
+        let system = self.agent.config.system_prompt();
+        let tools = self.agent.tools.specs();
+        let messages = summarize::prepare(self, &system, &tools).await?;
+        let request = ModelRequest {
+            model: self.input.model_id.clone(),
+            system: Some(system),
+            messages,
+            tools,
+            tool_choice: None,
+            max_output_tokens: self.agent.config.max_output_tokens,
+            reasoning_effort: None,
+        };
+        self.meta.model_calls += 1;
+        let mut completion = self.stream(request, true).await?;
+        ensure_call_ids(&mut completion);
+        self.sink.emit(
+            &[],
+            RunEvent::Usage {
+                input_tokens: completion.usage.input_tokens,
+                output_tokens: completion.usage.output_tokens,
+                context_window: self.input.context_window,
+            },
+        );
+
+        let has_text = !completion.message.text().trim().is_empty();
+        let has_calls = completion.message.tool_calls().next().is_some();
+        let mut messages: Vec<_> = assistant_message(&completion.message).into_iter().collect();
+        if !has_text && !has_calls {
+            // Never end a turn in silence.
+            let notice = match completion.stop_reason {
+                StopReason::MaxTokens => TRUNCATED_NOTICE,
+                StopReason::ContentFilter => FILTERED_NOTICE,
+                StopReason::EndTurn | StopReason::ToolUse => EMPTY_NOTICE,
+            };
+            messages.push(notice_message(notice));
+        }
+        // A new step: its calls have not been charged yet.
+        self.meta.counted.clear();
+        self.commit(messages, None).await?;
+        if has_calls {
+            Ok(Next::Continue)
+        } else {
+            Ok(Next::Done(RunOutcome::new(RunStatus::Succeeded)))
+        }
+    }
+
+    /// Streams one model call to its completion; `forward` sends the deltas
+    /// to the sink (summary calls are silent). Cancel stops it at once.
+    pub(crate) async fn stream(
+        &mut self,
+        request: ModelRequest,
+        forward: bool,
+    ) -> Result<Completion, Stop> {
+        let cancel = self.cancel.child_token();
+        let model = std::sync::Arc::clone(&self.input.model);
+        let mut stream = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => return Err(Stop::Cancelled),
+            started = model.stream(request, cancel.clone()) => started.map_err(Error::from)?,
+        };
+        let mut collector = StreamCollector::new();
+        loop {
+            let event = tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => return Err(Stop::Cancelled),
+                event = stream.next() => event,
+            };
+            let Some(event) = event else { break };
+            let event = event.map_err(Error::from)?;
+            if forward {
+                match &event {
+                    StreamEvent::TextDelta { text } => self
+                        .sink
+                        .emit(&[], RunEvent::TextDelta { text: text.clone() }),
+                    StreamEvent::ReasoningDelta { text } => self
+                        .sink
+                        .emit(&[], RunEvent::ReasoningDelta { text: text.clone() }),
+                    _ => {}
+                }
+            }
+            collector.push(event);
+        }
+        let completion = collector.finish().map_err(Error::from)?;
+        add_usage(&mut self.usage, &completion.usage);
+        Ok(completion)
+    }
+}
+
+/// Models occasionally send a call without an id; the store (and providers)
+/// need one to pair the result.
+fn ensure_call_ids(completion: &mut Completion) {
+    for part in &mut completion.message.content {
+        if let pizza_llm::ContentPart::ToolCall(call) = part
+            && call.id.trim().is_empty()
+        {
+            call.id = format!("call_{}", uuid::Uuid::now_v7().simple());
+        }
+    }
+}
+
+/// Sums usage across calls (`Usage::merge` is for the events of one stream).
+fn add_usage(total: &mut pizza_llm::Usage, call: &pizza_llm::Usage) {
+    total.input_tokens += call.input_tokens;
+    total.output_tokens += call.output_tokens;
+    total.cache_read_tokens += call.cache_read_tokens;
+    total.cache_write_tokens += call.cache_write_tokens;
+    total.reasoning_tokens += call.reasoning_tokens;
+}

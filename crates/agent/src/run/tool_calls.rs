@@ -1,0 +1,225 @@
+//! The tool half of a step: limits, approval gates, parallel execution,
+//! one commit per result so a crash never re-runs a committed call.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use pizza_protocol::{ApprovalRequest, DecisionKind, Interrupt, RunEvent, RunStatus};
+use pizza_tools::{FileSystem, ToolContext, ToolError};
+use serde_json::Value;
+
+use super::{Next, RunLoop, Stop};
+use crate::agent::RunOutcome;
+use crate::transcript::{PendingCall, notice_message, tool_result_message};
+
+pub(crate) const CANCELLED_RESULT: &str = "Cancelled by the user before it finished.";
+
+/// A call cleared to run.
+struct Ready {
+    call: PendingCall,
+    /// The user changed the arguments before approving.
+    edited: bool,
+}
+
+impl RunLoop<'_> {
+    pub(super) async fn run_tool_calls(&mut self, pending: Vec<PendingCall>) -> Result<Next, Stop> {
+        let config = &self.agent.config;
+        let mut answered = Vec::new();
+        let mut ready = Vec::new();
+        let mut gated = Vec::new();
+        let mut refused = 0usize;
+        for call in pending {
+            if let Some(approved) = self.meta.approved.get(&call.id) {
+                let call = PendingCall {
+                    arguments: approved.arguments.clone(),
+                    ..call
+                };
+                let edited = approved.edited;
+                ready.push(Ready { call, edited });
+                continue;
+            }
+            if !self.meta.counted.contains(&call.id) {
+                if !config.tool_call_allowed(self.meta.tool_calls) {
+                    refused += 1;
+                    let text = format!(
+                        "Error: not run: this run reached its limit of {} tool calls.",
+                        config.max_tool_calls
+                    );
+                    answered.push((call, text, true));
+                    continue;
+                }
+                self.meta.tool_calls += 1;
+                self.meta.counted.push(call.id.clone());
+            }
+            match self.agent.tools.resolve(&call.name, &call.arguments) {
+                // The model sees its mistake and can correct the call.
+                Err(e) => answered.push((call, format!("Error: {e}"), true)),
+                Ok(_) if config.needs_approval(&call.name) => gated.push(call),
+                Ok(_) => ready.push(Ready {
+                    call,
+                    edited: false,
+                }),
+            }
+        }
+        if refused > 0 {
+            self.meta.end_notice = Some(format!(
+                "This run reached its limit of {} tool calls; {refused} call(s) were not run. \
+                 Send a message to continue.",
+                config.max_tool_calls
+            ));
+        }
+
+        if !answered.is_empty() {
+            let mut messages = Vec::new();
+            for (call, text, is_error) in answered {
+                self.emit_started(&call);
+                self.emit_finished(&call, &text, is_error);
+                messages.push(tool_result_message(&call.id, &text, is_error));
+            }
+            self.commit(messages, None).await?;
+        }
+
+        self.run_ready(ready).await?;
+
+        if !gated.is_empty() {
+            return self.interrupt(gated).await;
+        }
+        if let Some(notice) = self.meta.end_notice.take() {
+            self.commit(vec![notice_message(&notice)], None).await?;
+            return Ok(Next::Done(RunOutcome::new(RunStatus::Succeeded)));
+        }
+        Ok(Next::Continue)
+    }
+
+    /// Runs the calls in parallel, committing each result as it arrives.
+    async fn run_ready(&mut self, ready: Vec<Ready>) -> Result<(), Stop> {
+        let fs: Arc<dyn FileSystem> = Arc::new(self.files.clone());
+        let mut running = FuturesUnordered::new();
+        let mut unfinished = Vec::new();
+        for Ready { call, edited } in ready {
+            self.emit_started(&call);
+            let tool = self.agent.tools.resolve(&call.name, &call.arguments);
+            let ctx = ToolContext {
+                thread_id: self.input.thread_id.clone(),
+                call_id: call.id.clone(),
+                fs: Arc::clone(&fs),
+            };
+            let cancel = self.cancel.child_token();
+            unfinished.push(call.clone());
+            running.push(async move {
+                let result = match tool {
+                    Err(e) => Err(e),
+                    Ok(tool) => tokio::select! {
+                        biased;
+                        () = cancel.cancelled() => Err(ToolError::Cancelled),
+                        result = tool.call(&ctx, call.arguments.clone(), cancel.clone()) => result,
+                    },
+                };
+                (call, edited, result)
+            });
+        }
+        loop {
+            let next = tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => break,
+                next = running.next() => next,
+            };
+            let Some((call, edited, result)) = next else {
+                return Ok(());
+            };
+            unfinished.retain(|c| c.id != call.id);
+            let (text, is_error) = match result {
+                Ok(output) if edited => (
+                    format!(
+                        "(The user edited the arguments before approving: {})\n{output}",
+                        call.arguments
+                    ),
+                    false,
+                ),
+                Ok(output) => (output, false),
+                Err(ToolError::Cancelled) => (CANCELLED_RESULT.to_owned(), true),
+                Err(e) => (format!("Error: {e}"), true),
+            };
+            self.meta.approved.remove(&call.id);
+            self.emit_finished(&call, &text, is_error);
+            self.commit(vec![tool_result_message(&call.id, &text, is_error)], None)
+                .await?;
+        }
+        // Cancelled: stop the tools now, then close their calls so the next
+        // turn's transcript is valid. Everything already committed stays.
+        drop(running);
+        let mut messages = Vec::new();
+        for call in &unfinished {
+            self.meta.approved.remove(&call.id);
+            self.emit_finished(call, CANCELLED_RESULT, true);
+            messages.push(tool_result_message(&call.id, CANCELLED_RESULT, true));
+        }
+        if !messages.is_empty() {
+            self.commit(messages, None).await?;
+        }
+        Err(Stop::Cancelled)
+    }
+
+    /// Pauses the run: the gated calls of this step form one interrupt,
+    /// stored in the checkpoint row so it survives a restart.
+    async fn interrupt(&mut self, gated: Vec<PendingCall>) -> Result<Next, Stop> {
+        let interrupt = Interrupt {
+            interrupt_id: uuid::Uuid::now_v7().to_string(),
+            requests: gated
+                .into_iter()
+                .map(|call| ApprovalRequest {
+                    description: describe(&call.name, &call.arguments),
+                    call_id: call.id,
+                    tool: call.name,
+                    arguments: call.arguments,
+                    allowed: DecisionKind::ALL.to_vec(),
+                })
+                .collect(),
+        };
+        let value = serde_json::to_value(&interrupt).unwrap_or(Value::Null);
+        self.commit(Vec::new(), Some(value)).await?;
+        self.sink.emit(
+            &[],
+            RunEvent::Interrupt {
+                interrupt: interrupt.clone(),
+            },
+        );
+        let mut outcome = RunOutcome::new(RunStatus::Interrupted);
+        outcome.interrupt = Some(interrupt);
+        Ok(Next::Done(outcome))
+    }
+
+    fn emit_started(&self, call: &PendingCall) {
+        self.sink.emit(
+            &[],
+            RunEvent::ToolStarted {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            },
+        );
+    }
+
+    fn emit_finished(&self, call: &PendingCall, result: &str, is_error: bool) {
+        self.sink.emit(
+            &[],
+            RunEvent::ToolFinished {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                result: result.to_owned(),
+                is_error,
+            },
+        );
+    }
+}
+
+/// One sentence for the confirmation card.
+fn describe(tool: &str, arguments: &Value) -> String {
+    match (tool, arguments.get("file_path").and_then(Value::as_str)) {
+        ("write_file", Some(path)) => format!("Write the file {path}."),
+        ("edit_file", Some(path)) => format!("Edit the file {path}."),
+        (_, Some(path)) => format!("Run {tool} on {path}."),
+        _ => format!("Run the tool {tool}."),
+    }
+}

@@ -1,0 +1,99 @@
+use pizza_llm::{ContentPart, Message as LlmMessage, Role as LlmRole, ToolCall};
+use pizza_protocol::MessagePart;
+use pizza_store::{Message as StoredMessage, NewMessage, Role};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::*;
+
+fn stored(seq: i64, new: NewMessage) -> StoredMessage {
+    StoredMessage {
+        id: format!("m{seq}"),
+        thread_id: "t".into(),
+        seq,
+        role: new.role,
+        content: new.content,
+        text: new.text,
+        tool_call_ids: new.tool_call_ids,
+        tool_call_id: new.tool_call_id,
+        created_at: 0,
+    }
+}
+
+fn calls(ids: &[&str]) -> LlmMessage {
+    LlmMessage::new(
+        LlmRole::Assistant,
+        ids.iter()
+            .map(|id| {
+                ContentPart::ToolCall(ToolCall {
+                    id: (*id).to_owned(),
+                    name: "ls".into(),
+                    arguments: json!({}),
+                })
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn pending_calls_are_the_unanswered_calls_of_the_last_assistant_turn() {
+    let mut messages = vec![
+        stored(1, user_message("hi")),
+        stored(2, assistant_message(&calls(&["a", "b", "c"])).unwrap()),
+        stored(3, tool_result_message("b", "ok", false)),
+    ];
+    let ids: Vec<String> = pending_calls(&messages)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(ids, ["a", "c"]);
+    assert!(!turn_is_over(&messages));
+
+    messages.push(stored(4, user_message("stop")));
+    assert!(pending_calls(&messages).unwrap().is_empty());
+}
+
+#[test]
+fn notices_and_reasoning_are_stored_but_never_sent() {
+    let answer = LlmMessage::new(
+        LlmRole::Assistant,
+        vec![
+            ContentPart::Reasoning {
+                text: "hmm".into(),
+                signature: Some("sig".into()),
+                encrypted: None,
+            },
+            ContentPart::text("Hello"),
+        ],
+    );
+    let message = stored(1, assistant_message(&answer).unwrap());
+    assert_eq!(
+        parts_of(&message).unwrap(),
+        vec![
+            MessagePart::Reasoning { text: "hmm".into() },
+            MessagePart::Text {
+                text: "Hello".into()
+            }
+        ]
+    );
+    assert_eq!(
+        to_model_message(&message).unwrap(),
+        Some(LlmMessage::assistant("Hello"))
+    );
+    let notice = stored(2, notice_message("limit"));
+    assert_eq!(notice.role, Role::System);
+    assert_eq!(to_model_message(&notice).unwrap(), None);
+    assert!(turn_is_over(&[message, notice]));
+}
+
+#[test]
+fn tool_results_round_trip_to_the_model() {
+    let message = stored(1, tool_result_message("c1", "boom", true));
+    assert_eq!(message.tool_call_id.as_deref(), Some("c1"));
+    assert_eq!(
+        to_model_message(&message).unwrap(),
+        Some(LlmMessage::tool_result("c1", "boom", true))
+    );
+    assert_eq!(view(&message).unwrap().parts.len(), 1);
+}

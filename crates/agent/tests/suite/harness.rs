@@ -1,0 +1,250 @@
+//! Shared setup: a thread in a fresh store, an agent, scripted tools.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pizza_agent::{
+    Agent, AgentConfig, CancellationToken, ChannelSink, FixedClock, RunInput, RunOutcome,
+};
+use pizza_llm::FakeModel;
+use pizza_protocol::{MessagePart, RunEvent};
+use pizza_store::{NewThread, Role, Store};
+use pizza_tools::{Tool, ToolContext, ToolError, ToolRegistry};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tokio::sync::{Barrier, mpsc};
+
+pub(crate) const NOW: &str = "2026-03-04T09:15:31+01:00[+01:00]";
+
+pub(crate) fn config() -> AgentConfig {
+    AgentConfig {
+        clock: Arc::new(FixedClock(NOW.parse().unwrap())),
+        ..AgentConfig::default()
+    }
+}
+
+pub(crate) struct Harness {
+    pub(crate) dir: TempDir,
+    pub(crate) store: Store,
+    pub(crate) thread_id: String,
+    pub(crate) model: FakeModel,
+}
+
+impl Harness {
+    pub(crate) async fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).await.unwrap();
+        let thread = store.create_thread(NewThread::default()).await.unwrap();
+        Self {
+            dir,
+            store,
+            thread_id: thread.id,
+            model: FakeModel::new(),
+        }
+    }
+
+    /// Closes the store and opens the same file again, as after a restart.
+    pub(crate) async fn reopen(&mut self) {
+        self.store.close().await;
+        self.store = Store::open(self.dir.path()).await.unwrap();
+    }
+
+    pub(crate) fn agent(&self, config: AgentConfig) -> Arc<Agent> {
+        self.agent_with(config, ToolRegistry::with_builtins())
+    }
+
+    pub(crate) fn agent_with(&self, config: AgentConfig, tools: ToolRegistry) -> Arc<Agent> {
+        Arc::new(Agent::new(self.store.clone(), tools, config))
+    }
+
+    pub(crate) fn input(&self, text: Option<&str>) -> RunInput {
+        RunInput {
+            thread_id: self.thread_id.clone(),
+            run_id: "run-1".into(),
+            model: Arc::new(self.model.clone()),
+            model_id: "fake-model".into(),
+            context_window: Some(200_000),
+            new_user_text: text.map(str::to_owned),
+        }
+    }
+
+    /// Runs to the end and returns the outcome and every event.
+    pub(crate) async fn run(
+        &self,
+        agent: &Agent,
+        text: Option<&str>,
+    ) -> (RunOutcome, Vec<RunEvent>) {
+        let (sink, rx) = ChannelSink::new();
+        let outcome = agent
+            .run(self.input(text), Arc::new(sink), CancellationToken::new())
+            .await;
+        (outcome, drain(rx))
+    }
+
+    /// `(role, parts)` of every stored message, oldest first.
+    pub(crate) async fn transcript(&self) -> Vec<(Role, Vec<MessagePart>)> {
+        let state = self.store.state(&self.thread_id, None).await.unwrap();
+        state
+            .messages
+            .into_iter()
+            .map(|m| (m.role, serde_json::from_value(m.content).unwrap()))
+            .collect()
+    }
+
+    pub(crate) async fn file(&self, path: &str) -> Option<String> {
+        let state = self.store.state(&self.thread_id, None).await.unwrap();
+        state.files.get(path).map(|f| f.content.clone())
+    }
+}
+
+pub(crate) fn drain(mut rx: mpsc::UnboundedReceiver<(Vec<String>, RunEvent)>) -> Vec<RunEvent> {
+    let mut events = Vec::new();
+    while let Ok((namespace, event)) = rx.try_recv() {
+        assert!(namespace.is_empty(), "the orchestrator emits at the root");
+        events.push(event);
+    }
+    events
+}
+
+/// Waits for the first event matching `pred`, returning the ones before it too.
+pub(crate) async fn wait_for(
+    rx: &mut mpsc::UnboundedReceiver<(Vec<String>, RunEvent)>,
+    pred: impl Fn(&RunEvent) -> bool,
+) -> Vec<RunEvent> {
+    let mut seen = Vec::new();
+    while let Some((_, event)) = rx.recv().await {
+        let hit = pred(&event);
+        seen.push(event);
+        if hit {
+            return seen;
+        }
+    }
+    panic!("the run ended without the awaited event: {seen:?}");
+}
+
+pub(crate) fn text(s: &str) -> MessagePart {
+    MessagePart::Text { text: s.to_owned() }
+}
+
+pub(crate) fn result_of(parts: &[MessagePart]) -> (&str, &str, bool) {
+    match parts {
+        [
+            MessagePart::ToolResult {
+                call_id,
+                content,
+                is_error,
+            },
+        ] => (call_id, content, *is_error),
+        other => panic!("not a tool result: {other:?}"),
+    }
+}
+
+/// Counts its calls; answers "counted".
+#[derive(Debug, Default)]
+pub(crate) struct Counter(pub(crate) AtomicUsize);
+
+#[async_trait::async_trait]
+impl Tool for Counter {
+    fn name(&self) -> &str {
+        "counter"
+    }
+    fn description(&self) -> &str {
+        "Counts."
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    async fn call(
+        &self,
+        _: &ToolContext,
+        _: Value,
+        _: CancellationToken,
+    ) -> pizza_tools::Result<String> {
+        let n = self.0.fetch_add(1, Ordering::SeqCst) + 1;
+        Ok(format!("counted {n}"))
+    }
+}
+
+/// Waits at a barrier: two calls only finish if they run at the same time.
+#[derive(Debug)]
+pub(crate) struct Rendezvous(pub(crate) Barrier);
+
+#[async_trait::async_trait]
+impl Tool for Rendezvous {
+    fn name(&self) -> &str {
+        "rendezvous"
+    }
+    fn description(&self) -> &str {
+        "Meets the others."
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    async fn call(
+        &self,
+        _: &ToolContext,
+        _: Value,
+        _: CancellationToken,
+    ) -> pizza_tools::Result<String> {
+        self.0.wait().await;
+        Ok("met".into())
+    }
+}
+
+/// The first `hangs` calls wait until cancelled (or dropped); later calls return.
+#[derive(Debug, Default)]
+pub(crate) struct Hang {
+    pub(crate) calls: AtomicUsize,
+    pub(crate) hangs: usize,
+}
+
+#[async_trait::async_trait]
+impl Tool for Hang {
+    fn name(&self) -> &str {
+        "hang"
+    }
+    fn description(&self) -> &str {
+        "Takes forever."
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    async fn call(
+        &self,
+        _: &ToolContext,
+        _: Value,
+        cancel: CancellationToken,
+    ) -> pizza_tools::Result<String> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        if n < self.hangs {
+            cancel.cancelled().await;
+            return Err(ToolError::Cancelled);
+        }
+        Ok("finally".into())
+    }
+}
+
+/// Always fails.
+#[derive(Debug)]
+pub(crate) struct Broken;
+
+#[async_trait::async_trait]
+impl Tool for Broken {
+    fn name(&self) -> &str {
+        "broken"
+    }
+    fn description(&self) -> &str {
+        "Fails."
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    async fn call(
+        &self,
+        _: &ToolContext,
+        _: Value,
+        _: CancellationToken,
+    ) -> pizza_tools::Result<String> {
+        Err(ToolError::failed("the disk is on fire; try /other"))
+    }
+}

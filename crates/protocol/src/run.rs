@@ -1,0 +1,199 @@
+//! Runs: the event stream of one agent execution and the human-in-the-loop
+//! (HITL) interrupt and decisions that pause and resume it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+use crate::thread::{MessageView, ThreadId};
+
+pub type RunId = String;
+
+/// Where a run is. Mirrors the store's run status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    Succeeded,
+    Failed,
+    /// Paused for the user's decision, or stopped by an app restart.
+    Interrupted,
+    Cancelled,
+    TimedOut,
+}
+
+/// One event of a run as the UI receives it. `seq` is assigned by the host
+/// (monotonic per host) so a subscriber can replay what it missed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunEventFrame {
+    pub seq: u64,
+    pub run_id: RunId,
+    pub thread_id: ThreadId,
+    /// Empty for the orchestrator; a subagent's task id path otherwise.
+    pub namespace: Vec<String>,
+    pub event: RunEvent,
+}
+
+/// What happened in a run. Deltas are transport only; what lasts is in the
+/// store and is announced by `message_completed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RunEvent {
+    RunStarted {
+        model: String,
+    },
+    TextDelta {
+        text: String,
+    },
+    ReasoningDelta {
+        text: String,
+    },
+    /// A message was committed to the thread.
+    MessageCompleted {
+        message: MessageView,
+    },
+    ToolStarted {
+        call_id: String,
+        name: String,
+        arguments: serde_json::Value,
+    },
+    ToolFinished {
+        call_id: String,
+        name: String,
+        result: String,
+        is_error: bool,
+    },
+    /// The run paused; it continues once every request has a decision.
+    Interrupt {
+        interrupt: Interrupt,
+    },
+    Usage {
+        input_tokens: u64,
+        output_tokens: u64,
+        context_window: Option<u32>,
+    },
+    RunFinished {
+        status: RunStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<ApiError>,
+    },
+}
+
+/// How the user may answer one approval request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    Approve,
+    Edit,
+    Reject,
+    Respond,
+}
+
+impl DecisionKind {
+    pub const ALL: [DecisionKind; 4] = [Self::Approve, Self::Edit, Self::Reject, Self::Respond];
+}
+
+/// A pending run's question to the user: the gated tool calls of one model
+/// step, decided together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interrupt {
+    pub interrupt_id: String,
+    pub requests: Vec<ApprovalRequest>,
+}
+
+/// One gated tool call awaiting a decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalRequest {
+    pub call_id: String,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    /// One sentence for the confirmation card.
+    pub description: String,
+    pub allowed: Vec<DecisionKind>,
+}
+
+/// The user's answer to one approval request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Decision {
+    /// Run the call as the model asked.
+    Approve,
+    /// Run the call with these arguments instead (validated like the model's).
+    Edit { arguments: serde_json::Value },
+    /// Do not run it; the model is told the user rejected it.
+    Reject {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// Do not run it; the model gets `text` as the call's result.
+    Respond { text: String },
+}
+
+impl Decision {
+    pub fn kind(&self) -> DecisionKind {
+        match self {
+            Self::Approve => DecisionKind::Approve,
+            Self::Edit { .. } => DecisionKind::Edit,
+            Self::Reject { .. } => DecisionKind::Reject,
+            Self::Respond { .. } => DecisionKind::Respond,
+        }
+    }
+}
+
+/// Decisions for one interrupt, keyed by `call_id`; every request needs one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterruptResponse {
+    pub interrupt_id: String,
+    pub decisions: BTreeMap<String, Decision>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn events_are_tagged_snake_case() {
+        let event = RunEvent::ToolFinished {
+            call_id: "c1".into(),
+            name: "ls".into(),
+            result: "/a".into(),
+            is_error: false,
+        };
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            json!({"type": "tool_finished", "call_id": "c1", "name": "ls", "result": "/a", "is_error": false})
+        );
+        let done = RunEvent::RunFinished {
+            status: RunStatus::TimedOut,
+            error: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&done).unwrap(),
+            json!({"type": "run_finished", "status": "timed_out"})
+        );
+    }
+
+    #[test]
+    fn decisions_round_trip() {
+        let response: InterruptResponse = serde_json::from_value(json!({
+            "interrupt_id": "i1",
+            "decisions": {
+                "a": {"type": "approve"},
+                "b": {"type": "edit", "arguments": {"path": "/x"}},
+                "c": {"type": "reject"},
+                "d": {"type": "respond", "text": "no need"}
+            }
+        }))
+        .unwrap();
+        assert_eq!(response.decisions["a"], Decision::Approve);
+        assert_eq!(response.decisions["c"], Decision::Reject { message: None });
+        assert_eq!(response.decisions["d"].kind(), DecisionKind::Respond);
+        let back: InterruptResponse =
+            serde_json::from_value(serde_json::to_value(&response).unwrap()).unwrap();
+        assert_eq!(back, response);
+    }
+}

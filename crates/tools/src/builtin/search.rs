@@ -1,0 +1,208 @@
+//! `glob` and `grep`.
+
+use std::fmt::Write as _;
+
+use globset::{GlobBuilder, GlobMatcher};
+use regex::RegexBuilder;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::{check_cancel, parse};
+use crate::error::{Result, ToolError};
+use crate::path::normalize_path;
+use crate::tool::{Tool, ToolContext};
+
+/// The most paths or lines a search returns; the rest is counted, not shown.
+const MAX_RESULTS: usize = 500;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Glob;
+
+#[derive(Deserialize)]
+struct GlobArgs {
+    pattern: String,
+    #[serde(default)]
+    path: Option<String>,
+}
+
+/// `pattern` relative to `dir` (or absolute), `*` not crossing `/`.
+fn matcher(tool: &str, dir: &str, pattern: &str) -> Result<GlobMatcher> {
+    let full = if pattern.starts_with('/') {
+        pattern.to_owned()
+    } else if dir == "/" {
+        format!("/{pattern}")
+    } else {
+        format!("{dir}/{pattern}")
+    };
+    GlobBuilder::new(&full)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| ToolError::invalid_arguments(tool, format!("bad glob {pattern:?}: {e}")))
+}
+
+#[async_trait::async_trait]
+impl Tool for Glob {
+    fn name(&self) -> &str {
+        "glob"
+    }
+
+    fn description(&self) -> &str {
+        "Find files of the thread's files by glob pattern, e.g. `**/*.md` or `/notes/*.txt`. \
+         A relative pattern is matched below `path` (default /). `*` stays within one folder; \
+         `**` crosses folders."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string", "description": "Absolute folder to search; defaults to /."}
+            },
+            "required": ["pattern"],
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(
+        &self,
+        ctx: &ToolContext,
+        args: Value,
+        cancel: CancellationToken,
+    ) -> Result<String> {
+        let args: GlobArgs = parse(self.name(), args)?;
+        let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
+        let glob = matcher(self.name(), &dir, &args.pattern)?;
+        check_cancel(&cancel)?;
+        let matches: Vec<String> = ctx
+            .fs
+            .files_under(&dir)
+            .await?
+            .into_iter()
+            .filter(|path| glob.is_match(path))
+            .collect();
+        if matches.is_empty() {
+            return Ok(format!("No files match {:?} in {dir}.", args.pattern));
+        }
+        Ok(capped(matches))
+    }
+}
+
+fn capped(lines: Vec<String>) -> String {
+    let total = lines.len();
+    let mut out = lines
+        .into_iter()
+        .take(MAX_RESULTS)
+        .collect::<Vec<_>>()
+        .join("\n");
+    if total > MAX_RESULTS {
+        let _ = write!(
+            out,
+            "\n[{} more results not shown; narrow the search.]",
+            total - MAX_RESULTS
+        );
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Grep;
+
+#[derive(Deserialize, Default, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum OutputMode {
+    #[default]
+    FilesWithMatches,
+    Content,
+    Count,
+}
+
+#[derive(Deserialize)]
+struct GrepArgs {
+    pattern: String,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    glob: Option<String>,
+    #[serde(default)]
+    output_mode: OutputMode,
+    #[serde(default)]
+    case_insensitive: bool,
+}
+
+#[async_trait::async_trait]
+impl Tool for Grep {
+    fn name(&self) -> &str {
+        "grep"
+    }
+
+    fn description(&self) -> &str {
+        "Search the contents of the thread's files with a regular expression (Rust regex syntax). \
+         `output_mode`: `files_with_matches` (default) lists files, `content` shows \
+         `path:line: text`, `count` shows matches per file. `glob` filters files, e.g. `*.md`."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string", "description": "Absolute folder to search; defaults to /."},
+                "glob": {"type": "string", "description": "Only files whose path matches, e.g. *.md or **/*.txt"},
+                "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"]},
+                "case_insensitive": {"type": "boolean"}
+            },
+            "required": ["pattern"],
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(
+        &self,
+        ctx: &ToolContext,
+        args: Value,
+        cancel: CancellationToken,
+    ) -> Result<String> {
+        let args: GrepArgs = parse(self.name(), args)?;
+        let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
+        let regex = RegexBuilder::new(&args.pattern)
+            .case_insensitive(args.case_insensitive)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| ToolError::invalid_arguments(self.name(), format!("bad regex: {e}")))?;
+        // A filter without a folder matches the file name anywhere below `dir`.
+        let filter = match &args.glob {
+            Some(g) if g.contains('/') => Some(matcher(self.name(), &dir, g)?),
+            Some(g) => Some(matcher(self.name(), &dir, &format!("**/{g}"))?),
+            None => None,
+        };
+        let mut results = Vec::new();
+        for path in ctx.fs.files_under(&dir).await? {
+            check_cancel(&cancel)?;
+            if filter.as_ref().is_some_and(|f| !f.is_match(&path)) {
+                continue;
+            }
+            let content = ctx.fs.read(&path).await?;
+            let mut count = 0usize;
+            for (index, line) in content.lines().enumerate() {
+                if regex.is_match(line) {
+                    count += 1;
+                    if args.output_mode == OutputMode::Content {
+                        results.push(format!("{path}:{}: {line}", index + 1));
+                    }
+                }
+            }
+            match args.output_mode {
+                OutputMode::FilesWithMatches if count > 0 => results.push(path),
+                OutputMode::Count if count > 0 => results.push(format!("{path}: {count}")),
+                _ => {}
+            }
+        }
+        if results.is_empty() {
+            return Ok(format!("No matches for {:?} in {dir}.", args.pattern));
+        }
+        Ok(capped(results))
+    }
+}

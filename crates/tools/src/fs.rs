@@ -1,0 +1,33 @@
+//! The filesystem the tools work through.
+
+use std::fmt::Debug;
+
+use crate::error::Result;
+
+/// One child of a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The absolute virtual path, without a trailing slash.
+    pub path: String,
+    pub is_dir: bool,
+    /// Bytes of content; 0 for directories.
+    pub size: u64,
+}
+
+/// A filesystem of absolute virtual paths (see [`crate::normalize_path`]).
+///
+/// Implementations receive normalized paths. Directories are implied by the
+/// files below them. Async so a backend on disk or behind a grant registry
+/// (the later composite filesystem) can do I/O without blocking the runtime.
+#[async_trait::async_trait]
+pub trait FileSystem: Send + Sync + Debug {
+    /// The direct children of `dir`, sorted by path. `NotFound` if `dir` is
+    /// neither `/` nor a directory.
+    async fn list(&self, dir: &str) -> Result<Vec<DirEntry>>;
+    /// Every file path at or below `dir`, sorted.
+    async fn files_under(&self, dir: &str) -> Result<Vec<String>>;
+    /// The file's whole content; `NotFound` if absent.
+    async fn read(&self, path: &str) -> Result<String>;
+    /// Creates or replaces the file.
+    async fn write(&self, path: &str, content: String) -> Result<()>;
+}

@@ -1,0 +1,9 @@
+//! The integration tests of pizza-tools, one binary.
+
+// Helpers outside #[test] functions panic on setup failures too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod suite {
+    mod fs_tools;
+    mod registry;
+}
