@@ -4,6 +4,7 @@
 mod app;
 mod folders;
 mod providers;
+mod runs;
 mod settings;
 mod threads;
 
@@ -15,4 +16,5 @@ pub(crate) fn register_all(registry: &mut CommandRegistry) {
     threads::register(registry);
     folders::register(registry);
     providers::register(registry);
+    runs::register(registry);
 }

@@ -3,9 +3,12 @@
 //! Every command goes through [`CommandRegistry::dispatch`], so unknown names
 //! and malformed params come back to the UI as an `INVALID_INPUT` [`ApiError`]
 //! rather than a Tauri string error.
+//!
+//! A streaming command (`thread_subscribe`) also gets the invoke's `on_event`
+//! channel, as a [`FrameSink`].
 
 use pizza_host::Host;
-use pizza_protocol::{ApiError, Command};
+use pizza_protocol::{ApiError, Command, RunEventFrame};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
@@ -13,7 +16,14 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 type Reply = Pin<Box<dyn Future<Output = Result<Value, ApiError>> + Send>>;
-type Handler = Arc<dyn Fn(Host, Value) -> Reply + Send + Sync>;
+type Handler = Arc<dyn Fn(Host, Value, Option<FrameSink>) -> Reply + Send + Sync>;
+
+/// Delivers one frame to the UI; false once the UI is gone (the webview
+/// closed), which ends the forwarding.
+pub(crate) type FrameSink = Arc<dyn Fn(RunEventFrame) -> bool + Send + Sync>;
+
+/// The invoke argument that carries a streaming command's channel.
+const CHANNEL_ARG: &str = "on_event";
 
 /// What the commands run against: the host, or the reason it could not open.
 #[derive(Debug, Clone)]
@@ -53,7 +63,7 @@ impl CommandRegistry {
         Fut: Future<Output = Result<C::Response, ApiError>> + Send + 'static,
     {
         let handler = Arc::new(handler);
-        let erased: Handler = Arc::new(move |host, raw| {
+        let erased: Handler = Arc::new(move |host, raw, _sink| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
                 let params = parse_params::<C>(raw)?;
@@ -68,15 +78,58 @@ impl CommandRegistry {
         debug_assert!(previous.is_none(), "{} registered twice", C::NAME);
     }
 
+    /// Registers the adapter for a command that streams frames over the
+    /// invoke's `on_event` channel; a call without one is `INVALID_INPUT`.
+    pub(crate) fn register_streaming<C, F, Fut>(&mut self, handler: F)
+    where
+        C: Command,
+        F: Fn(Host, C::Params, FrameSink) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<C::Response, ApiError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        let erased: Handler = Arc::new(move |host, raw, sink: Option<FrameSink>| {
+            let handler = Arc::clone(&handler);
+            Box::pin(async move {
+                let sink = sink.ok_or_else(|| {
+                    ApiError::invalid_input(format!(
+                        "{} needs a channel in “{CHANNEL_ARG}”.",
+                        C::NAME
+                    ))
+                })?;
+                let params = parse_params::<C>(raw)?;
+                let response = handler(host, params, sink).await?;
+                serde_json::to_value(response).map_err(|e| {
+                    ApiError::general(format!("Could not encode the answer to {}.", C::NAME))
+                        .with_details(e.to_string())
+                })
+            })
+        });
+        let previous = self.handlers.insert(C::NAME, erased);
+        debug_assert!(previous.is_none(), "{} registered twice", C::NAME);
+    }
+
     pub fn names(&self) -> BTreeSet<&'static str> {
         self.handlers.keys().copied().collect()
     }
 
+    /// A call without a channel (the app always goes through `dispatch_with`).
+    #[cfg(test)]
     pub(crate) async fn dispatch(
         &self,
         slot: &HostSlot,
         name: &str,
         raw: Value,
+    ) -> Result<Value, ApiError> {
+        self.dispatch_with(slot, name, raw, None).await
+    }
+
+    /// [`dispatch`](Self::dispatch) with the invoke's channel, if it had one.
+    pub(crate) async fn dispatch_with(
+        &self,
+        slot: &HostSlot,
+        name: &str,
+        raw: Value,
+        sink: Option<FrameSink>,
     ) -> Result<Value, ApiError> {
         let Some(handler) = self.handlers.get(name) else {
             return Err(ApiError::invalid_input(format!(
@@ -84,7 +137,7 @@ impl CommandRegistry {
             )));
         };
         match slot {
-            HostSlot::Ready(host) => handler(host.clone(), raw).await,
+            HostSlot::Ready(host) => handler(host.clone(), raw, sink).await,
             HostSlot::Failed(error) => Err(error.clone()),
         }
     }
@@ -117,11 +170,18 @@ pub(crate) fn invoke_handler<R: tauri::Runtime>(
                 "The request for {name} must be JSON."
             ))),
         };
+        let (raw, sink) = match raw {
+            Ok(raw) => match take_channel(raw, &invoke.message.webview()) {
+                Ok((raw, sink)) => (Ok(raw), sink),
+                Err(error) => (Err(error), None),
+            },
+            Err(error) => (Err(error), None),
+        };
         let registry = Arc::clone(&registry);
         let slot = slot.clone();
         invoke.resolver.respond_async(async move {
             let result = match raw {
-                Ok(raw) => registry.dispatch(&slot, &name, raw).await,
+                Ok(raw) => registry.dispatch_with(&slot, &name, raw, sink).await,
                 Err(error) => Err(error),
             };
             result.map_err(|error| {
@@ -131,6 +191,25 @@ pub(crate) fn invoke_handler<R: tauri::Runtime>(
         });
         true
     }
+}
+
+/// Takes the `on_event` argument out of the params (so they stay exactly the
+/// declared type) and wires it to the calling webview, as Tauri's own
+/// `Channel` command argument does.
+fn take_channel<R: tauri::Runtime>(
+    mut raw: Value,
+    webview: &tauri::Webview<R>,
+) -> Result<(Value, Option<FrameSink>), ApiError> {
+    let Some(value) = raw.as_object_mut().and_then(|o| o.remove(CHANNEL_ARG)) else {
+        return Ok((raw, None));
+    };
+    let id: tauri::ipc::JavaScriptChannelId = serde_json::from_value(value).map_err(|e| {
+        ApiError::invalid_input(format!("“{CHANNEL_ARG}” is not a channel."))
+            .with_details(e.to_string())
+    })?;
+    let channel: tauri::ipc::Channel<RunEventFrame> = id.channel_on(webview.clone());
+    let sink: FrameSink = Arc::new(move |frame| channel.send(frame).is_ok());
+    Ok((raw, Some(sink)))
 }
 
 #[cfg(test)]
@@ -208,6 +287,30 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(info["name"], "Pizza Bot");
+    }
+
+    #[tokio::test]
+    async fn thread_subscribe_needs_a_channel_and_then_acknowledges() {
+        let root = TempDataRoot::new().unwrap();
+        let slot = ready_slot(&root).await;
+        let registry = CommandRegistry::new();
+        let thread = registry
+            .dispatch(&slot, "thread_create", serde_json::json!({}))
+            .await
+            .unwrap();
+        let params = serde_json::json!({"thread_id": thread["id"]});
+        let refused = registry
+            .dispatch(&slot, "thread_subscribe", params.clone())
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code, ErrorCode::InvalidInput);
+        let sink: FrameSink = Arc::new(|_frame| true);
+        let ack = registry
+            .dispatch_with(&slot, "thread_subscribe", params, Some(sink))
+            .await
+            .unwrap();
+        assert!(ack["subscription_id"].as_u64().is_some());
+        assert!(ack["live_run_id"].is_null());
     }
 
     #[tokio::test]

@@ -10,17 +10,29 @@ use std::time::{Duration, Instant};
 
 /// How long to wait for the WASM app to mount or a change to show.
 const UI_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long starting the app and its WebDriver session may take.
+const SESSION_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One window test at a time: two apps plus their WebKit processes on two
+/// cores make timings (and the figures printed) meaningless.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Everything one test's app keeps: HOME, XDG dirs and the data root.
 #[derive(Debug)]
 pub(crate) struct Sandbox {
     dir: tempfile::TempDir,
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
 
 impl Sandbox {
     pub(crate) fn new() -> Result<Self> {
+        // A test that failed while holding the lock poisons it; the next may still run.
+        let turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(Self {
             dir: tempfile::Builder::new().prefix("pizza-e2e-").tempdir()?,
+            _turn: turn,
         })
     }
 
@@ -97,17 +109,23 @@ impl App {
         let url = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + UI_TIMEOUT;
         let client = loop {
-            match ClientBuilder::native()
-                .capabilities(capabilities.clone())
-                .connect(&url)
-                .await
-            {
-                Ok(client) => break client,
-                Err(error) if Instant::now() < deadline => {
-                    let _ = error;
+            // A session whose app never shows a window must not hang the suite.
+            let attempt = tokio::time::timeout(
+                SESSION_TIMEOUT,
+                ClientBuilder::native()
+                    .capabilities(capabilities.clone())
+                    .connect(&url),
+            )
+            .await;
+            match attempt {
+                Ok(Ok(client)) => break client,
+                Ok(Err(_)) if Instant::now() < deadline => {
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
-                Err(error) => return Err(error).context("connecting to WebKitWebDriver"),
+                Ok(Err(error)) => return Err(error).context("connecting to WebKitWebDriver"),
+                Err(_) => {
+                    bail!("the app did not open a WebDriver session within {SESSION_TIMEOUT:?}")
+                }
             }
         };
         Ok(Self {
@@ -183,10 +201,16 @@ impl App {
     pub(crate) fn app_rss_kib(&self) -> u64 {
         let driver = self.driver.id();
         let mut parents = Vec::new();
-        let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return 0;
+        };
         for entry in entries.flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
             // The parent pid follows the parenthesised command name.
             let ppid = stat
                 .rsplit_once(')')
@@ -298,6 +322,18 @@ fn kill_group(child: &mut Child) {
         let _ = child.kill();
     }
     let _ = child.wait();
+    // The app outlives the driver for a moment: wait until the whole group
+    // is gone, so a restart on the same data root never reaches the old
+    // instance through single-instance D-Bus.
+    if let Ok(pid) = i32::try_from(child.id())
+        && pid > 1
+    {
+        let group = nix::unistd::Pid::from_raw(pid);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while nix::sys::signal::killpg(group, None).is_ok() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 fn app_binary() -> Result<PathBuf> {

@@ -18,10 +18,13 @@ fn row(title: &str) -> String {
 async fn row_menu(app: &App, title: &str, item: &str) -> Result<()> {
     app.retrying(async || {
         let row = app.client.find(Locator::XPath(&row(title))).await?;
-        row.find(Locator::Css("[data-testid=thread-menu]"))
-            .await?
-            .click()
-            .await?;
+        // The menu button toggles: open it only when the item isn't showing yet.
+        if row.find(Locator::Css(item)).await.is_err() {
+            row.find(Locator::Css("[data-testid=thread-menu]"))
+                .await?
+                .click()
+                .await?;
+        }
         row.find(Locator::Css(item)).await?.click().await?;
         Ok(())
     })

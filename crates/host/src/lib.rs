@@ -3,6 +3,7 @@
 mod data_root;
 mod error;
 mod providers;
+mod runs;
 mod secrets;
 mod settings;
 mod threads;
@@ -76,6 +77,7 @@ struct Inner {
     store: Store,
     providers: providers::ProviderState,
     events: broadcast::Sender<AppEvent>,
+    runs: runs::Runs,
 }
 
 impl Host {
@@ -89,6 +91,13 @@ impl Host {
             },
         )
         .await?;
+        // Before any run can start: what was live when the app died is not.
+        runs::recovery::interrupt_live_runs(&store).await?;
+        let agent = pizza_agent::Agent::new(
+            store.clone(),
+            pizza_tools::ToolRegistry::with_builtins(),
+            runs::agent_config(&store).await,
+        );
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
@@ -96,6 +105,7 @@ impl Host {
                 store,
                 providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
                 events: broadcast::channel(EVENT_BUFFER).0,
+                runs: runs::Runs::new(agent),
             }),
         })
     }

@@ -92,6 +92,7 @@ impl Host {
             messages: page.messages.into_iter().map(message_view).collect(),
             has_more_before: page.has_more,
             pending_interrupt: head.into_iter().next().and_then(|c| c.interrupt),
+            resumable: self.is_resumable(&params.thread_id).await?,
         })
     }
 
@@ -238,7 +239,7 @@ impl Host {
         Ok(())
     }
 
-    fn threads_changed(&self, thread_id: Option<&str>) {
+    pub(crate) fn threads_changed(&self, thread_id: Option<&str>) {
         self.emit(AppEvent::ThreadsChanged {
             thread_id: thread_id.map(str::to_owned),
         });

@@ -87,6 +87,22 @@ commands! {
     ModelDefaultSet = "model_default_set", crate::ModelDefaultSetParams => crate::ModelDefault;
     /// Overrides (or clears) a model's context window.
     ModelOverrideSet = "model_override_set", crate::ModelOverrideSetParams => crate::ModelOverride;
+
+    /// Starts a run (on a new thread without `thread_id`); answered before
+    /// any model work. `CONFLICT` while the thread has a live run.
+    RunStart = "run_start", crate::RunStartParams => crate::RunStartResponse;
+    /// Cancels the thread's live run if it is still the given run.
+    RunCancel = "run_cancel", crate::RunCancelParams => crate::RunCancelResponse;
+    /// Answers the pending interrupt; a new run continues the work.
+    RunRespond = "run_respond", crate::RunRespondParams => crate::RunStartResponse;
+    /// Continues a run the app's restart interrupted, from its last checkpoint.
+    RunResume = "run_resume", crate::ThreadIdParams => crate::RunStartResponse;
+    /// Drops the offer to resume a run the app's restart interrupted.
+    RunDiscard = "run_discard", crate::ThreadIdParams => ();
+    /// Streams the thread's run events over the `on_event` channel.
+    ThreadSubscribe = "thread_subscribe", crate::ThreadSubscribeParams => crate::ThreadSubscribeResponse;
+    /// Which thread the user is looking at, for the unread rule.
+    ThreadViewing = "thread_viewing", crate::ThreadViewingParams => ();
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! App-wide, low-rate notices sent as Tauri events (streams use channels).
 
+use crate::run::{RunId, RunStatus};
 use crate::thread::ThreadId;
 use serde::{Deserialize, Serialize};
 
@@ -12,15 +13,30 @@ pub enum AppEvent {
         /// The thread concerned, when one is.
         thread_id: Option<ThreadId>,
     },
+    /// A run ended; the same entry is kept in the activity log.
+    Activity {
+        /// The log's cursor of this entry.
+        cursor: i64,
+        thread_id: ThreadId,
+        run_id: Option<RunId>,
+        status: RunStatus,
+        /// The thread's title when the run ended.
+        title: String,
+        /// The error's sentence for a failed run.
+        message: Option<String>,
+        created_at: i64,
+    },
 }
 
 impl AppEvent {
     pub const THREADS_CHANGED: &'static str = "threads_changed";
+    pub const ACTIVITY: &'static str = "activity";
 
     /// The Tauri event name.
     pub fn name(&self) -> &'static str {
         match self {
             Self::ThreadsChanged { .. } => Self::THREADS_CHANGED,
+            Self::Activity { .. } => Self::ACTIVITY,
         }
     }
 }

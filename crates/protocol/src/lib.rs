@@ -7,6 +7,7 @@ mod event;
 mod folder;
 mod provider;
 mod run;
+mod run_commands;
 mod settings;
 mod thread;
 
@@ -27,6 +28,10 @@ pub use provider::{
 pub use run::{
     ApprovalRequest, Decision, DecisionKind, Interrupt, InterruptResponse, RunEvent, RunEventFrame,
     RunId, RunStatus,
+};
+pub use run_commands::{
+    RunCancelParams, RunCancelResponse, RunRespondParams, RunStartParams, RunStartResponse,
+    ThreadSubscribeParams, ThreadSubscribeResponse, ThreadViewingParams,
 };
 pub use settings::{Settings, SettingsGetParams, SettingsPatch, Theme};
 pub use thread::{

@@ -78,6 +78,10 @@ pub enum RunEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<ApiError>,
     },
+    /// Not from the run: this subscription fell behind and was closed. The
+    /// frame's `seq` is the last one delivered; subscribe again with it as
+    /// `since` (and re-read the thread if the gap is no longer buffered).
+    Lagged,
 }
 
 /// How the user may answer one approval request.

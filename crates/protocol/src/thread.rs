@@ -148,6 +148,9 @@ pub struct ThreadDetail {
     pub messages: Vec<MessageView>,
     pub has_more_before: bool,
     pub pending_interrupt: Option<serde_json::Value>,
+    /// A run the app's restart interrupted: offer `run_resume` / `run_discard`.
+    #[serde(default)]
+    pub resumable: bool,
 }
 
 /// Moves a thread: into a folder, or back to the inbox with `None`.

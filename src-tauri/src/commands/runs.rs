@@ -1,0 +1,26 @@
+use crate::ipc::CommandRegistry;
+use pizza_protocol::cmd;
+
+pub(super) fn register(registry: &mut CommandRegistry) {
+    registry.register::<cmd::RunStart, _, _>(|host, p| async move { host.run_start(p).await });
+    registry.register::<cmd::RunCancel, _, _>(|host, p| async move { host.run_cancel(p).await });
+    registry.register::<cmd::RunRespond, _, _>(|host, p| async move { host.run_respond(p).await });
+    registry.register::<cmd::RunResume, _, _>(|host, p| async move { host.run_resume(p).await });
+    registry.register::<cmd::RunDiscard, _, _>(|host, p| async move { host.run_discard(p).await });
+    registry.register::<cmd::ThreadViewing, _, _>(
+        |host, p| async move { host.thread_viewing(p).await },
+    );
+    registry.register_streaming::<cmd::ThreadSubscribe, _, _>(|host, p, sink| async move {
+        let (response, mut frames) = host.thread_subscribe(p).await?;
+        // Forwards until the stream ends (lagged) or the webview is gone;
+        // dropping `frames` then unsubscribes. Runs are never tied to it.
+        tauri::async_runtime::spawn(async move {
+            while let Some(frame) = frames.recv().await {
+                if !sink(frame) {
+                    break;
+                }
+            }
+        });
+        Ok(response)
+    });
+}
