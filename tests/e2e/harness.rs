@@ -196,13 +196,14 @@ impl App {
         }
     }
 
-    /// Resident memory of the app and its WebKit processes (everything the
-    /// driver started, minus the driver), in KiB. Linux only.
-    pub(crate) fn app_rss_kib(&self) -> u64 {
+    /// Memory of the app and its WebKit processes (everything the driver
+    /// started, minus the driver) in KiB: summed RSS (counts shared libraries
+    /// once per process) and summed PSS (shares them out). Linux only.
+    pub(crate) fn app_memory_kib(&self) -> (u64, u64) {
         let driver = self.driver.id();
         let mut parents = Vec::new();
         let Ok(entries) = std::fs::read_dir("/proc") else {
-            return 0;
+            return (0, 0);
         };
         for entry in entries.flatten() {
             let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -231,17 +232,21 @@ impl App {
                 }
             }
         }
-        tree.iter()
-            .filter(|&&pid| pid != driver)
-            .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
-            .filter_map(|status| {
-                status
-                    .lines()
-                    .find(|l| l.starts_with("VmRSS:"))
-                    .and_then(|l| l.split_whitespace().nth(1))
-                    .and_then(|kib| kib.parse::<u64>().ok())
-            })
-            .sum()
+        let field = |file: &str, pid: u32, name: &str| -> u64 {
+            std::fs::read_to_string(format!("/proc/{pid}/{file}"))
+                .ok()
+                .and_then(|text| {
+                    text.lines()
+                        .find(|l| l.starts_with(name))
+                        .and_then(|l| l.split_whitespace().nth(1))
+                        .and_then(|kib| kib.parse::<u64>().ok())
+                })
+                .unwrap_or(0)
+        };
+        let apps = tree.iter().copied().filter(|&pid| pid != driver);
+        let rss = apps.clone().map(|pid| field("status", pid, "VmRSS:")).sum();
+        let pss = apps.map(|pid| field("smaps_rollup", pid, "Pss:")).sum();
+        (rss, pss)
     }
 
     /// Saves a screenshot next to the build output, for a failed test.

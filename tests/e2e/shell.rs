@@ -19,9 +19,11 @@ async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
         ensure!(title == "Pizza Bot", "window title {title:?}");
         // Let startup settle before reading memory.
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        let (rss, pss) = app.app_memory_kib();
         crate::harness::report(&format!(
-            "RSS idle after start (app + WebKit processes, debug build): {} MiB",
-            app.app_rss_kib() / 1024
+            "memory idle after start (app + WebKit processes, debug build): RSS {} MiB, PSS {} MiB",
+            rss / 1024,
+            pss / 1024
         ));
 
         app.click("[data-testid=rail-settings]").await?;

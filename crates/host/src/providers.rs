@@ -186,6 +186,23 @@ impl Host {
         let state = self.providers_loaded().await;
         let descriptor = descriptor(params.id.trim())?;
         let id = descriptor.id;
+        // A working provider is only asked again: rebuilding it would drop the
+        // last good list that a failed retry must keep (Degraded, not Error).
+        let healthy = !state.memory().broken.contains_key(id)
+            && state.catalog.provider_ids().iter().any(|p| p == id);
+        if healthy {
+            state.catalog.invalidate(id);
+            let listing = state.catalog.list(id).await.map_err(|e| llm_error(&e))?;
+            let enablement = self.enablement_of(id);
+            return Ok(ProviderTestResult {
+                status: catalog_status(&listing.status),
+                models: listing
+                    .models
+                    .iter()
+                    .map(|m| models::model_info(id, m, enablement.allows(&m.id)))
+                    .collect::<Vec<ModelInfo>>(),
+            });
+        }
         let stored = state.memory().configs.get(id).cloned();
         let provider = match stored {
             Some(stored) => state.build_stored(id, &stored).await,

@@ -102,6 +102,14 @@ impl ModelCatalog {
         lock(&self.providers).insert(id, provider);
     }
 
+    /// Makes the next [`list`](Self::list) fetch again, keeping the last good
+    /// list so a failed retry reads as `Degraded`, not as an empty `Error`.
+    pub fn invalidate(&self, provider_id: &str) {
+        if let Some(entry) = lock(&self.state).entries.get_mut(provider_id) {
+            entry.fetched_at = None;
+        }
+    }
+
     pub fn unregister(&self, provider_id: &str) {
         lock(&self.state).entries.remove(provider_id);
         lock(&self.providers).remove(provider_id);

@@ -474,3 +474,45 @@ async fn enablement_and_context_overrides_shape_the_model_list() {
         .unwrap_err();
     assert_eq!(error.code, ErrorCode::InvalidInput);
 }
+
+#[tokio::test]
+async fn a_failed_retry_keeps_the_last_good_list() {
+    let root = TempDataRoot::new().unwrap();
+    let mock = mock_openai().await;
+    let host = open_with(&root, Arc::new(MemorySecrets::default())).await;
+    host.provider_configure(openai(&format!("{}/v1", mock.url()), KEY))
+        .await
+        .unwrap();
+    let first = host
+        .provider_test(ProviderIdParams {
+            id: "openai".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(first.status, ProviderStatus::Ready);
+    assert_eq!(first.models.len(), 2);
+
+    // The server starts refusing: Retry reports it but keeps what was listed.
+    mock.set_default(
+        "/v1/models",
+        MockResponse::json(401, &serde_json::json!({"error": {"message": "bad key"}})),
+    );
+    let retried = host
+        .provider_test(ProviderIdParams {
+            id: "openai".into(),
+        })
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            retried.status,
+            ProviderStatus::Degraded {
+                code: ErrorCode::AuthExpired,
+                ..
+            }
+        ),
+        "{:?}",
+        retried.status
+    );
+    assert_eq!(retried.models.len(), 2);
+}
