@@ -21,7 +21,12 @@ async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;
         let (rss, pss) = app.app_memory_kib();
         crate::harness::report(&format!(
-            "memory idle after start (app + WebKit processes, debug build): RSS {} MiB, PSS {} MiB",
+            "memory idle after start (app + WebKit processes, {} build): RSS {} MiB, PSS {} MiB",
+            if std::env::var("PIZZA_APP_BIN").is_ok_and(|p| p.contains("/release/")) {
+                "release"
+            } else {
+                "debug"
+            },
             rss / 1024,
             pss / 1024
         ));
