@@ -105,7 +105,16 @@ async fn organise_search_fork_export_and_restart() -> Result<()> {
         app.find("[data-testid=folder-name-input]").await?.send_keys(&format!("Recipes{ENTER}")).await?;
         app.find("[data-testid=folder-row][data-folder-name=Recipes]").await?;
         row_menu(app, "Pizza dough notes", "[data-testid=move-to][data-folder-name=Recipes]").await?;
-        app.click("[data-testid=folder-row][data-folder-name=Recipes] .folder__name").await?;
+        // The folder name toggles the filter: click once, then wait for it.
+        app.find("[data-testid=folder-row][data-folder-name=Recipes] .folder__name")
+            .await?
+            .click()
+            .await?;
+        app.wait_for_value(
+            "return !!document.querySelector('[data-folder-name=Recipes] .list__item--active')",
+            &json!(true),
+        )
+        .await?;
         wait_count(app, "all", "1").await?;
         app.click("[data-testid=folder-row][data-folder-name=Recipes] [data-testid=folder-delete]").await?;
         app.click("[data-testid=confirm-ok]").await?;

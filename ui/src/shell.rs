@@ -2,7 +2,9 @@
 
 use crate::app::AppState;
 use crate::keys::{Shortcut, shortcut};
-use crate::screens::inbox::{self, ConfirmDialog, InboxPane, InboxSidebar, state::Inbox};
+use crate::screens::inbox::{
+    self, ConfirmDialog, ContextGauge, InboxPane, InboxSidebar, state::Inbox,
+};
 use crate::screens::settings::{SettingsPane, SettingsSidebar};
 use leptos::prelude::*;
 use pizza_protocol::AppEvent;
@@ -20,8 +22,10 @@ pub(crate) fn Shell() -> impl IntoView {
     crate::screens::settings::provide_section_state();
     let inbox = Inbox::new();
     provide_context(inbox);
+    provide_context(screen);
     inbox.start_sync();
     crate::events::listen(AppEvent::THREADS_CHANGED, move |_| inbox.changed());
+    inbox::track_running(inbox);
 
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.key() == "Escape" && help_open.get_untracked() {
@@ -135,6 +139,7 @@ fn StatusBar(help_open: RwSignal<bool>) -> impl IntoView {
         <footer class="statusbar">
             <span class="statusbar__item muted">{version}</span>
             <span class="statusbar__spacer"></span>
+            <ContextGauge />
             <button class="statusbar__item link" on:click=move |_| help_open.update(|o| *o = !*o)>
                 "? Shortcuts"
             </button>

@@ -1,9 +1,13 @@
 //! The inbox: the sidebar (views, search, folders, threads) and the thread pane.
 
+mod approval;
+mod composer;
 mod folders;
+mod live;
 mod message;
 mod search;
 pub(crate) mod state;
+mod stream;
 mod thread_list;
 mod thread_view;
 
@@ -16,6 +20,7 @@ use state::{Inbox, use_inbox};
 use thread_list::ThreadList;
 use thread_view::ThreadPane;
 
+pub(crate) use stream::{ContextGauge, track_running};
 pub(crate) use thread_list::confirm_delete;
 
 /// Creates an empty thread and opens it.
@@ -86,6 +91,7 @@ pub(crate) fn InboxSidebar() -> impl IntoView {
 #[component]
 pub(crate) fn InboxPane() -> impl IntoView {
     let inbox = use_inbox();
+    stream::track_viewing(inbox);
     view! {
         {move || inbox.error.get().map(|error| view! {
             <div class="banner banner--error" role="alert" data-testid="error-banner">

@@ -35,7 +35,10 @@ pub(crate) fn FolderPanel() -> impl IntoView {
             </div>
             <Show when=move || expanded.get()>
                 <ul class="list" role="list">
-                    {move || inbox.folders.get().into_iter().map(|folder| view! { <FolderRow folder /> }).collect_view()}
+                    // Keyed: a refresh keeps rows (and a rename in progress) in place.
+                    <For each=move || inbox.folders.get() key=|f| (f.id.clone(), f.name.clone()) let:folder>
+                        <FolderRow folder />
+                    </For>
                     <Show when=move || creating.get()>
                         <li>
                             <FolderNameInput initial=String::new() on_done=on_create />

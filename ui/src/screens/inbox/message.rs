@@ -78,7 +78,7 @@ fn part_view(part: MessagePart) -> AnyView {
 }
 
 /// `read_file` → `Read file`.
-fn humanize(name: &str) -> String {
+pub(crate) fn humanize(name: &str) -> String {
     let spaced = name.replace(['_', '-'], " ");
     let mut chars = spaced.chars();
     match chars.next() {

@@ -38,6 +38,10 @@ pub(crate) struct Inbox {
     pub(crate) focus_search: RwSignal<u64>,
     /// A thread whose title is being edited in the sidebar.
     pub(crate) renaming: RwSignal<Option<ThreadId>>,
+    /// Threads with a live run (the sidebar's running dot).
+    pub(crate) running: RwSignal<std::collections::HashSet<ThreadId>>,
+    /// The open thread's context use: tokens, and the model's window.
+    pub(crate) context: RwSignal<Option<(u64, u32)>>,
 }
 
 /// `ConfirmRequest` holds an `Rc`, which signals can't; keep it in a local store.
@@ -60,6 +64,8 @@ impl Inbox {
             confirm: RwSignal::new(None),
             focus_search: RwSignal::new(0),
             renaming: RwSignal::new(None),
+            running: RwSignal::new(std::collections::HashSet::new()),
+            context: RwSignal::new(None),
         }
     }
 

@@ -120,10 +120,20 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     let (unread, awaiting) = (thread.unread, thread.awaiting_action);
     let (title, preview) = (thread.title.clone(), thread.preview.clone());
     let row_id = id.clone();
+    let running = {
+        let id = id.clone();
+        Memo::new(move |_| inbox.running.with(|r| r.contains(&id)))
+    };
     let body = move || {
         if renaming.get() {
-            return view! { <RenameInput thread_id=row_id.clone() title=title.clone() /> }
-                .into_any();
+            return view! {
+                <RenameInput
+                    thread_id=row_id.clone()
+                    title=title.clone()
+                    on_close=move |()| inbox.renaming.set(None)
+                />
+            }
+            .into_any();
         }
         let id = row_id.clone();
         view! {
@@ -132,6 +142,9 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
                 <span class="thread__title">
                     {awaiting.then(|| view! { <span class="thread__action" title="Waiting for your decision">"●"</span> })}
                     <span class="thread__title-text" data-testid="thread-title">{title.clone()}</span>
+                    {move || running.get().then(|| view! {
+                        <span class="thread__running" title="Working" aria-label="Working" data-testid="running-dot">"●"</span>
+                    })}
                 </span>
                 <span class="thread__preview muted">{preview.clone()}</span>
             </button>
@@ -164,8 +177,16 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     }
 }
 
+/// A thread title field, in the sidebar or the pane header: Enter or blur
+/// saves, Escape or an empty title cancels; `on_close` runs either way.
 #[component]
-pub(crate) fn RenameInput(thread_id: String, title: String) -> impl IntoView {
+pub(crate) fn RenameInput(
+    thread_id: String,
+    title: String,
+    #[prop(into)] on_close: Callback<()>,
+    #[prop(default = "rename")] class: &'static str,
+    #[prop(default = "rename-input")] testid: &'static str,
+) -> impl IntoView {
     let inbox = use_inbox();
     let input = NodeRef::<leptos::html::Input>::new();
     Effect::new(move |_| {
@@ -180,7 +201,7 @@ pub(crate) fn RenameInput(thread_id: String, title: String) -> impl IntoView {
             return;
         }
         done.set_value(true);
-        inbox.renaming.set(None);
+        on_close.run(());
         let value = value.trim().to_owned();
         if value.is_empty() {
             return;
@@ -197,18 +218,18 @@ pub(crate) fn RenameInput(thread_id: String, title: String) -> impl IntoView {
     let save_on_key = save.clone();
     view! {
         <input
-            class="rename"
+            class=class
             node_ref=input
             value=title
             aria-label="Thread title"
-            data-testid="rename-input"
+            data-testid=testid
             maxlength="200"
             on:keydown=move |ev| match ev.key().as_str() {
                 "Enter" => save_on_key(event_target_value(&ev)),
                 "Escape" => {
                     ev.stop_propagation();
                     done.set_value(true);
-                    inbox.renaming.set(None);
+                    on_close.run(());
                 }
                 _ => {}
             }

@@ -1,9 +1,12 @@
 //! The main pane for one thread: title, actions, and the transcript paged
 //! from the end (never all messages in the DOM).
 
+use super::composer::{Composer, Welcome};
+use super::live::LiveRun;
 use super::message::MessageCard;
 use super::state::{Inbox, use_inbox};
-use super::thread_list::{confirm_delete, update};
+use super::stream::RunState;
+use super::thread_list::{RenameInput, confirm_delete, update};
 use crate::ipc::{invoke, invoke_plugin};
 use leptos::prelude::*;
 use pizza_protocol::{
@@ -33,8 +36,9 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
         more_after: RwSignal::new(false),
         notice: RwSignal::new(None),
     };
+    let run = RunState::new(inbox, thread_id.clone(), feed.messages);
     let focus = inbox.focus_seq.get_untracked();
-    open(inbox, feed, thread_id.clone(), focus);
+    open(inbox, feed, run, thread_id.clone(), focus);
 
     // Keep the header current when the host reports changes (a rename, a pin).
     let id_for_refresh = thread_id.clone();
@@ -67,7 +71,8 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
                 {move || match feed.thread.get() {
                     None => view! { <h1 class="thread-pane__title muted">"Loading…"</h1> }.into_any(),
                     Some(thread) if editing.get() => view! {
-                        <TitleInput thread_id=thread.id title=thread.title editing />
+                        <RenameInput thread_id=thread.id title=thread.title on_close=move |()| editing.set(false)
+                            class="rename rename--title" testid="title-input" />
                     }.into_any(),
                     Some(thread) => view! {
                         <h1 class="thread-pane__title">
@@ -99,8 +104,8 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
                 <Show when=move || feed.more_before.get()>
                     <button class="feed__more link" data-testid="load-earlier" on:click=move |_| load_earlier(inbox, feed)>"Load earlier messages"</button>
                 </Show>
-                <Show when=move || feed.messages.with(Vec::is_empty) && feed.thread.with(Option::is_some)>
-                    <p class="empty muted">"This thread has no messages yet. Runs you start here will appear in it."</p>
+                <Show when=move || feed.messages.with(Vec::is_empty) && feed.thread.with(Option::is_some) && !run.running()>
+                    <Welcome run />
                 </Show>
                 <For each=move || feed.messages.get() key=|m| m.id.clone() let:message>
                     <MessageCard on_fork=(message.role == Role::Assistant).then_some(on_fork) message />
@@ -108,12 +113,14 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
                 <Show when=move || feed.more_after.get()>
                     <button class="feed__more link" data-testid="load-newer" on:click=move |_| load_newer(inbox, feed)>"Load newer messages"</button>
                 </Show>
+                <LiveRun run />
             </div>
+            <Composer run />
         </div>
     }
 }
 
-fn open(inbox: Inbox, feed: Feed, thread_id: String, focus_seq: Option<i64>) {
+fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: Option<i64>) {
     leptos::task::spawn_local(async move {
         let params = ThreadGetParams {
             thread_id: thread_id.clone(),
@@ -146,7 +153,16 @@ fn open(inbox: Inbox, feed: Feed, thread_id: String, focus_seq: Option<i64>) {
         let unread = detail.thread.unread;
         feed.more_before.set(detail.has_more_before);
         feed.messages.set(detail.messages);
+        run.resumable.set(detail.resumable);
+        run.interrupt.set(
+            detail
+                .pending_interrupt
+                .and_then(|value| serde_json::from_value(value).ok()),
+        );
+        run.model.set(detail.thread.model.clone());
         feed.thread.set(Some(detail.thread));
+        // Subscribe once the page is in, so completed messages append to it.
+        run.subscribe(None);
         if unread {
             // Opening a thread is reading it.
             update(
@@ -320,46 +336,5 @@ fn feed_click(ev: &web_sys::MouseEvent) {
     }
     if target.closest("a[href]").ok().flatten().is_some() {
         ev.prevent_default();
-    }
-}
-
-#[component]
-fn TitleInput(thread_id: String, title: String, editing: RwSignal<bool>) -> impl IntoView {
-    let inbox = use_inbox();
-    let input = NodeRef::<leptos::html::Input>::new();
-    Effect::new(move |_| {
-        if let Some(el) = input.get() {
-            let _ = el.focus();
-            el.select();
-        }
-    });
-    let done = StoredValue::new(false);
-    let save = move |value: String| {
-        if done.get_value() {
-            return;
-        }
-        done.set_value(true);
-        editing.set(false);
-        let value = value.trim().to_owned();
-        if !value.is_empty() {
-            update(
-                inbox,
-                ThreadUpdateParams {
-                    thread_id: thread_id.clone(),
-                    title: Some(value),
-                    ..ThreadUpdateParams::default()
-                },
-            );
-        }
-    };
-    let on_key = save.clone();
-    view! {
-        <input class="rename rename--title" node_ref=input value=title aria-label="Thread title" maxlength="200" data-testid="title-input"
-            on:keydown=move |ev| match ev.key().as_str() {
-                "Enter" => on_key(event_target_value(&ev)),
-                "Escape" => { ev.stop_propagation(); done.set_value(true); editing.set(false) }
-                _ => {}
-            }
-            on:blur=move |ev| save(event_target_value(&ev)) />
     }
 }

@@ -1,0 +1,158 @@
+//! The chat in the thread pane: a provider against a mock server, a message
+//! typed in the composer, the answer streamed into the feed and still there
+//! after a restart.
+
+use crate::harness::{App, Sandbox};
+use anyhow::{Result, anyhow};
+use pizza_test_support::mock_provider::{MockProvider, MockResponse, sse};
+use pizza_test_support::secret_service;
+use serde_json::json;
+
+const KEY: &str = "sk-e2e-chat-51c0";
+const ENTER: &str = "\u{E007}";
+const QUESTION: &str = "How long should dough rest?";
+const ANSWER: &str = "Let the dough rest for two hours.";
+
+/// Settings › Providers: the OpenAI-compatible provider against `base_url`,
+/// and its `gpt-4o` as the default model.
+async fn configure_provider(app: &App, base_url: &str) -> Result<()> {
+    app.click("[data-testid=rail-settings]").await?;
+    app.click("[data-testid=settings-providers]").await?;
+    app.click("[data-testid=provider-row-openai]").await?;
+    app.find("[data-testid=provider-field-base_url]")
+        .await?
+        .send_keys(base_url)
+        .await?;
+    app.find("[data-testid=provider-field-api_key]")
+        .await?
+        .send_keys(KEY)
+        .await?;
+    app.click("[data-testid=provider-save]").await?;
+    app.find("[data-testid=provider-saved]").await?;
+    app.find("[data-testid=default-model] option[value='openai:gpt-4o']")
+        .await?;
+    app.eval(
+        "const s = document.querySelector('[data-testid=default-model]');
+         s.value = 'openai:gpt-4o';
+         s.dispatchEvent(new Event('change', {bubbles: true}));
+         return null;",
+    )
+    .await?;
+    app.find("[data-testid=default-model-saved]").await?;
+    Ok(())
+}
+
+/// Whether the committed messages of the feed contain every one of `texts`.
+fn feed_has(texts: &[&str]) -> String {
+    format!(
+        "const feed = [...document.querySelectorAll('[data-testid=message]')].map(m => m.textContent).join('\\n');
+         return {}.every(t => feed.includes(t));",
+        serde_json::to_string(texts).unwrap_or_default()
+    )
+}
+
+async fn ask(app: &App, text: &str) -> Result<()> {
+    let input = app.find("[data-testid=composer-input]").await?;
+    input.send_keys(text).await?;
+    input.send_keys(ENTER).await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_streams_an_answer_that_is_kept() -> Result<()> {
+    secret_service::ensure()
+        .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
+    let mock = MockProvider::start().await?;
+    mock.set_default(
+        "/v1/models",
+        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}]})),
+    );
+    mock.set_default("/v1/chat/completions", sse::openai_chat_text(ANSWER));
+    let base_url = format!("{}/v1", mock.url());
+    let sandbox = Sandbox::new()?;
+
+    let app = App::start(&sandbox, "chat").await?;
+    app.run(async |app| {
+        configure_provider(app, &base_url).await?;
+        app.click("[data-testid=rail-inbox]").await?;
+        app.click("[data-testid=new-thread]").await?;
+        app.find("[data-testid=welcome]").await?;
+        ask(app, QUESTION).await?;
+        app.wait_for_value(&feed_has(&[QUESTION, ANSWER]), &json!(true))
+            .await?;
+        // The run ended: Send is back, the composer is empty.
+        app.find("[data-testid=composer-send]").await?;
+        app.wait_for_value(
+            "return document.querySelector('[data-testid=composer-input]').value",
+            &json!(""),
+        )
+        .await?;
+        Ok(())
+    })
+    .await?;
+
+    let app = App::start(&sandbox, "chat-restart").await?;
+    app.run(async |app| {
+        app.click("[data-testid=thread-row] .thread__main").await?;
+        app.wait_for_value(&feed_has(&[QUESTION, ANSWER]), &json!(true))
+            .await?;
+        Ok(())
+    })
+    .await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_approval_card_gates_write_file_and_a_401_asks_for_the_key() -> Result<()> {
+    secret_service::ensure()
+        .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
+    let mock = MockProvider::start().await?;
+    mock.set_default(
+        "/v1/models",
+        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}]})),
+    );
+    let completions = "/v1/chat/completions";
+    mock.push_for(
+        completions,
+        sse::openai_chat_tool_call(
+            "call_1",
+            "write_file",
+            &json!({"file_path": "/report.md", "content": "# Report\nAll good.\n"}),
+        ),
+    );
+    // The answer after the approval, and the automatic title requests.
+    mock.set_default(completions, sse::openai_chat_text("The report is written."));
+    let base_url = format!("{}/v1", mock.url());
+    let sandbox = Sandbox::new()?;
+
+    let app = App::start(&sandbox, "chat-approval").await?;
+    app.run(async |app| {
+        configure_provider(app, &base_url).await?;
+        app.click("[data-testid=rail-inbox]").await?;
+        app.click("[data-testid=new-thread]").await?;
+        ask(app, "Write a short report").await?;
+        let card = app.text("[data-testid=approval-card]").await?;
+        anyhow::ensure!(
+            card.contains("Write file") && card.contains("/report.md"),
+            "the approval card shows {card:?}"
+        );
+        app.click("[data-testid=approval-card] [data-testid=approve]")
+            .await?;
+        app.wait_for_value(&feed_has(&["The report is written."]), &json!(true))
+            .await?;
+        app.find("[data-testid=composer-send]").await?;
+        // Let the automatic title request go first; the next request is the run's.
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        mock.push_for(
+            completions,
+            MockResponse::json(401, &json!({"error": {"message": "bad key"}})),
+        );
+        ask(app, "And once more").await?;
+        app.find("[data-testid=run-error][data-code=AUTH_EXPIRED]")
+            .await?;
+        app.click("[data-testid=run-error-action]").await?;
+        app.find("[data-testid=settings-providers]").await?;
+        Ok(())
+    })
+    .await
+}

@@ -1,0 +1,218 @@
+//! The approval card, inline in the feed: each gated call of an interrupt
+//! with its humanized name and typed arguments, and Approve / Edit / Reject /
+//! Respond. The decisions go to `run_respond` once every call has one.
+
+use super::message::humanize;
+use super::stream::RunState;
+use crate::ipc::invoke;
+use leptos::prelude::*;
+use pizza_protocol::{ApprovalRequest, Decision, DecisionKind, Interrupt, RunRespondParams, cmd};
+use std::collections::BTreeMap;
+
+const PREVIEW_LINES: usize = 8;
+
+#[component]
+pub(crate) fn ApprovalCard(run: RunState, interrupt: Interrupt) -> impl IntoView {
+    let decisions = RwSignal::new(BTreeMap::<String, Decision>::new());
+    let sending = RwSignal::new(false);
+    let total = interrupt.requests.len();
+    let interrupt_id = StoredValue::new(interrupt.interrupt_id.clone());
+    let submit = move || {
+        let decided = decisions.get_untracked();
+        if decided.len() < total || sending.get_untracked() {
+            return;
+        }
+        sending.set(true);
+        let params = RunRespondParams {
+            thread_id: run.thread_id.get_value(),
+            interrupt_id: interrupt_id.get_value(),
+            decisions: decided,
+        };
+        leptos::task::spawn_local(async move {
+            match invoke::<cmd::RunRespond>(&params).await {
+                Ok(started) => {
+                    run.interrupt.set(None);
+                    run.live_run.set(Some(started.run_id));
+                }
+                Err(error) => {
+                    sending.set(false);
+                    run.error.set(Some(error));
+                }
+            }
+        });
+    };
+    let decide = move |call_id: String, decision: Decision| {
+        decisions.update(|d| {
+            d.insert(call_id, decision);
+        });
+        submit();
+    };
+    let all_ids: Vec<String> = interrupt
+        .requests
+        .iter()
+        .map(|r| r.call_id.clone())
+        .collect();
+    let approve_all = (total > 1).then(|| {
+        view! {
+            <button class="button button--primary" data-testid="approve-all" on:click=move |_| {
+                for id in &all_ids {
+                    decisions.update(|d| { d.entry(id.clone()).or_insert(Decision::Approve); });
+                }
+                submit();
+            }>{format!("Approve all {total}")}</button>
+        }
+    });
+    view! {
+        <section class="approval" role="group" aria-label="Approval needed" data-testid="approval-card">
+            {interrupt.requests.into_iter().map(|request| {
+                let call_id = request.call_id.clone();
+                let decided = move || decisions.with(|d| d.get(&call_id).map(Decision::kind));
+                view! { <RequestView request decided=Signal::derive(decided) decide sending /> }
+            }).collect_view()}
+            {approve_all}
+        </section>
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Buttons,
+    Edit,
+    Respond,
+}
+
+#[component]
+fn RequestView(
+    request: ApprovalRequest,
+    decided: Signal<Option<DecisionKind>>,
+    decide: impl Fn(String, Decision) + Clone + Send + Sync + 'static,
+    sending: RwSignal<bool>,
+) -> impl IntoView {
+    let mode = RwSignal::new(Mode::Buttons);
+    let original = serde_json::to_string_pretty(&request.arguments).unwrap_or_default();
+    let edited = RwSignal::new(original.clone());
+    let reply = RwSignal::new(String::new());
+    let problem = RwSignal::new(None::<String>);
+    let allowed = request.allowed.clone();
+    let can = move |kind| allowed.contains(&kind);
+    let call_id = request.call_id.clone();
+    let button = {
+        let decide = decide.clone();
+        let call_id = call_id.clone();
+        move |kind: DecisionKind, label: &'static str, testid: &'static str| {
+            let decide = decide.clone();
+            let call_id = call_id.clone();
+            can(kind).then(|| view! {
+                <button class="button" class:button--primary=kind == DecisionKind::Approve data-testid=testid
+                    disabled=move || sending.get()
+                    on:click=move |_| match kind {
+                        DecisionKind::Approve => decide(call_id.clone(), Decision::Approve),
+                        DecisionKind::Reject => decide(call_id.clone(), Decision::Reject { message: None }),
+                        DecisionKind::Edit => mode.set(Mode::Edit),
+                        DecisionKind::Respond => mode.set(Mode::Respond),
+                    }>{label}</button>
+            })
+        }
+    };
+    let buttons = view! {
+        <div class="approval__buttons">
+            {button(DecisionKind::Approve, "Approve", "approve")}
+            {button(DecisionKind::Edit, "Edit", "edit")}
+            {button(DecisionKind::Reject, "Reject", "reject")}
+            {button(DecisionKind::Respond, "Respond", "respond")}
+        </div>
+    };
+    let save_edit = {
+        let decide = decide.clone();
+        let call_id = call_id.clone();
+        move |_| match serde_json::from_str::<serde_json::Value>(&edited.get_untracked()) {
+            Ok(arguments) => decide(call_id.clone(), Decision::Edit { arguments }),
+            Err(error) => problem.set(Some(format!("Not valid JSON: {error}"))),
+        }
+    };
+    let send_reply = move |_| {
+        let text = reply.get_untracked();
+        if !text.trim().is_empty() {
+            decide(call_id.clone(), Decision::Respond { text });
+        }
+    };
+    let revert = original.clone();
+    view! {
+        <div class="approval__request" data-testid="approval-request">
+            <h3 class="approval__title">{format!("{}?", humanize(&request.tool))}</h3>
+            <p class="muted">{request.description.clone()}</p>
+            <ArgumentsView arguments=request.arguments.clone() />
+            {move || match decided.get() {
+                Some(kind) => view! { <p class="approval__decided" data-testid="approval-decided">{decided_label(kind)}</p> }.into_any(),
+                None => match mode.get() {
+                    Mode::Buttons => buttons.clone().into_any(),
+                    Mode::Edit => {
+                        let revert = revert.clone();
+                        let save_edit = save_edit.clone();
+                        view! {
+                            <textarea class="approval__json mono" rows="8" aria-label="Arguments (JSON)" data-testid="edit-json"
+                                prop:value=move || edited.get() on:input=move |ev| edited.set(event_target_value(&ev))></textarea>
+                            {move || problem.get().map(|p| view! { <p class="hint banner banner--error" role="alert">{p}</p> })}
+                            <div class="approval__buttons">
+                                <button class="button button--primary" data-testid="edit-save" on:click=save_edit>"Run with these arguments"</button>
+                                <button class="button" data-testid="edit-revert" on:click=move |_| { edited.set(revert.clone()); problem.set(None) }>"Revert"</button>
+                                <button class="button" on:click=move |_| mode.set(Mode::Buttons)>"Cancel"</button>
+                            </div>
+                        }.into_any()
+                    }
+                    Mode::Respond => {
+                        let send_reply = send_reply.clone();
+                        view! {
+                            <textarea class="approval__json" rows="3" aria-label="Your answer instead of running the tool" data-testid="respond-text"
+                                prop:value=move || reply.get() on:input=move |ev| reply.set(event_target_value(&ev))></textarea>
+                            <div class="approval__buttons">
+                                <button class="button button--primary" data-testid="respond-send" on:click=send_reply>"Send answer"</button>
+                                <button class="button" on:click=move |_| mode.set(Mode::Buttons)>"Cancel"</button>
+                            </div>
+                        }.into_any()
+                    }
+                },
+            }}
+        </div>
+    }
+}
+
+fn decided_label(kind: DecisionKind) -> &'static str {
+    match kind {
+        DecisionKind::Approve => "✓ Approved",
+        DecisionKind::Edit => "✓ Approved with edits",
+        DecisionKind::Reject => "✗ Rejected",
+        DecisionKind::Respond => "↩ Answered instead",
+    }
+}
+
+/// The arguments as a list of fields: text shows its first lines, other
+/// values as compact JSON.
+#[component]
+fn ArgumentsView(arguments: serde_json::Value) -> impl IntoView {
+    let fields: Vec<(String, serde_json::Value)> = match arguments {
+        serde_json::Value::Object(map) => map.into_iter().collect(),
+        other => vec![(String::from("arguments"), other)],
+    };
+    view! {
+        <dl class="approval__args">
+            {fields.into_iter().map(|(name, value)| {
+                let shown = match &value {
+                    serde_json::Value::String(text) => {
+                        let lines: Vec<&str> = text.lines().collect();
+                        let mut shown = lines.iter().take(PREVIEW_LINES).copied().collect::<Vec<_>>().join("\n");
+                        if lines.len() > PREVIEW_LINES {
+                            shown.push_str(&format!("\n… {} more lines", lines.len() - PREVIEW_LINES));
+                        }
+                        shown
+                    }
+                    other => other.to_string(),
+                };
+                view! {
+                    <dt class="approval__name">{name}</dt>
+                    <dd><pre class="approval__value mono">{shown}</pre></dd>
+                }
+            }).collect_view()}
+        </dl>
+    }
+}

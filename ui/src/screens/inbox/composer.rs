@@ -1,0 +1,174 @@
+//! The composer: a growing text area (Enter sends, Shift+Enter breaks the
+//! line, IME-safe), the model picker, Send / Stop, queued messages as chips,
+//! a draft per thread and ↑/↓ recall of earlier prompts.
+
+use super::stream::RunState;
+use crate::components::model_picker::ModelPicker;
+use leptos::prelude::*;
+use pizza_protocol::ThreadId;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+const MAX_ROWS: usize = 12;
+
+thread_local! {
+    /// Unsent text per thread; survives switching threads.
+    static DRAFTS: RefCell<HashMap<ThreadId, String>> = RefCell::new(HashMap::new());
+    /// Prompts sent this session, oldest first.
+    static HISTORY: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+fn save_draft(thread_id: &str, text: &str) {
+    DRAFTS.with_borrow_mut(|drafts| {
+        if text.is_empty() {
+            drafts.remove(thread_id);
+        } else {
+            drafts.insert(thread_id.to_owned(), text.to_owned());
+        }
+    });
+}
+
+#[component]
+pub(crate) fn Composer(run: RunState) -> impl IntoView {
+    let thread_id = run.thread_id.get_value();
+    let initial = DRAFTS.with_borrow(|d| d.get(&thread_id).cloned().unwrap_or_default());
+    run.draft.set(initial);
+    // Keep the draft stored whatever changed it (typing, a suggestion).
+    Effect::new(move |_| {
+        run.draft
+            .with(|text| save_draft(&run.thread_id.get_value(), text));
+    });
+    // Where ↑/↓ is in the history; `None`: editing a new prompt.
+    let recall = StoredValue::new(None::<usize>);
+    let textarea = NodeRef::<leptos::html::Textarea>::new();
+
+    let submit = move || {
+        let text = run.draft.get_untracked();
+        if text.trim().is_empty() {
+            return;
+        }
+        HISTORY.with_borrow_mut(|h| {
+            if h.last() != Some(&text) {
+                h.push(text.clone());
+            }
+        });
+        recall.set_value(None);
+        run.draft.set(String::new());
+        run.send(text);
+    };
+    let on_keydown = move |ev: web_sys::KeyboardEvent| {
+        // Never act on a key that is part of an IME composition.
+        if ev.is_composing() || ev.key_code() == 229 {
+            return;
+        }
+        let at_edge = |start: bool| {
+            textarea.get_untracked().is_some_and(|el| {
+                let caret = el.selection_start().ok().flatten().unwrap_or(0) as usize;
+                let len = el.value().encode_utf16().count();
+                if start { caret == 0 } else { caret >= len }
+            })
+        };
+        match ev.key().as_str() {
+            "Enter" if !ev.shift_key() => {
+                ev.prevent_default();
+                submit();
+            }
+            "ArrowUp" if at_edge(true) => {
+                let history = HISTORY.with_borrow(Clone::clone);
+                if history.is_empty() {
+                    return;
+                }
+                let index = recall
+                    .get_value()
+                    .map_or(history.len() - 1, |i| i.saturating_sub(1));
+                ev.prevent_default();
+                recall.set_value(Some(index));
+                run.draft.set(history[index].clone());
+            }
+            "ArrowDown" if at_edge(false) => {
+                let Some(index) = recall.get_value() else {
+                    return;
+                };
+                ev.prevent_default();
+                let history = HISTORY.with_borrow(Clone::clone);
+                if index + 1 < history.len() {
+                    recall.set_value(Some(index + 1));
+                    run.draft.set(history[index + 1].clone());
+                } else {
+                    recall.set_value(None);
+                    run.draft.set(String::new());
+                }
+            }
+            "Escape" => {
+                if let Some(el) = textarea.get_untracked() {
+                    let _ = el.blur();
+                }
+            }
+            _ => {}
+        }
+    };
+    let rows = move || {
+        run.draft
+            .with(|t| t.lines().count().max(1) + usize::from(t.ends_with('\n')))
+            .clamp(2, MAX_ROWS)
+    };
+
+    view! {
+        <div class="composer" data-testid="composer">
+            <Show when=move || run.queue.with(|q| !q.is_empty())>
+                <ul class="composer__queue" aria-label="Queued messages">
+                    {move || run.queue.get().into_iter().enumerate().map(|(index, text)| view! {
+                        <li class="chip" data-testid="queued-message">
+                            <span class="chip__text">{text}</span>
+                            <button class="chip__remove" aria-label="Remove queued message"
+                                on:click=move |_| run.queue.update(|q| { if index < q.len() { q.remove(index); } })>"✕"</button>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </Show>
+            <div class="composer__box">
+                <textarea class="composer__input" node_ref=textarea data-testid="composer-input"
+                    aria-label="Message" placeholder=move || if run.running() { "Queue a message…" } else { "Ask anything…" }
+                    rows=rows
+                    prop:value=move || run.draft.get()
+                    on:input=move |ev| { recall.set_value(None); run.draft.set(event_target_value(&ev)) }
+                    on:keydown=on_keydown></textarea>
+                <div class="composer__bar">
+                    <ModelPicker selected=run.model on_change=Callback::new(move |m| run.model.set(m))
+                        automatic="Default model" testid="composer-model" />
+                    <span class="composer__spacer"></span>
+                    {move || if run.running() {
+                        view! { <button class="button" data-testid="composer-stop" on:click=move |_| run.stop()>"Stop"</button> }.into_any()
+                    } else {
+                        view! {
+                            <button class="button button--primary" data-testid="composer-send"
+                                disabled=move || run.draft.with(|t| t.trim().is_empty())
+                                on:click=move |_| submit()>"Send"</button>
+                        }.into_any()
+                    }}
+                </div>
+            </div>
+        </div>
+    }
+}
+
+/// What an empty thread offers: a sentence and a few prompts to start from.
+#[component]
+pub(crate) fn Welcome(run: RunState) -> impl IntoView {
+    const SUGGESTIONS: [&str; 3] = [
+        "Summarise the files in my workspace",
+        "Draft a plan for this week",
+        "Explain a concept to me step by step",
+    ];
+    view! {
+        <section class="welcome" data-testid="welcome">
+            <p class="muted">"Ask anything below — Pizza Bot works on it while you get on with your day."</p>
+            <div class="welcome__prompts">
+                {SUGGESTIONS.into_iter().map(|prompt| view! {
+                    <button class="button welcome__prompt" data-testid="suggested-prompt"
+                        on:click=move |_| run.draft.set(prompt.to_owned())>{prompt}</button>
+                }).collect_view()}
+            </div>
+        </section>
+    }
+}

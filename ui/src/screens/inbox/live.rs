@@ -1,0 +1,115 @@
+//! The live end of the feed: the streaming answer, tool cards, the approval
+//! card, the error banner with its recovery action, and Resume / Discard.
+
+use super::approval::ApprovalCard;
+use super::message::humanize;
+use super::stream::{RunState, ToolCard};
+use crate::shell::Screen;
+use leptos::prelude::*;
+use pizza_protocol::{ApiError, ErrorCode};
+
+#[component]
+pub(crate) fn LiveRun(run: RunState) -> impl IntoView {
+    let streaming = move || {
+        run.running() || run.text.with(|t| !t.is_empty()) || run.tools.with(|t| !t.is_empty())
+    };
+    view! {
+        <Show when=streaming>
+            <article class="msg msg--assistant msg--streaming" data-testid="streaming-message" aria-live="polite">
+                <header class="msg__header"><span class="msg__role">"Pizza Bot"</span></header>
+                <Show when=move || run.reasoning.with(|r| !r.is_empty())>
+                    <details class="reasoning">
+                        <summary>"Reasoning"</summary>
+                        <div class="markdown" inner_html=move || crate::markdown::to_html(&run.reasoning.get())></div>
+                    </details>
+                </Show>
+                <For each=move || run.tools.get() key=|c| (c.call_id.clone(), c.result.is_some()) let:card>
+                    <ToolCardView card />
+                </For>
+                <div class="markdown" data-testid="streaming-text" inner_html=move || crate::markdown::to_html(&run.text.get())></div>
+                <Show when=move || run.running() && run.text.with(String::is_empty) && run.interrupt.with(Option::is_none)>
+                    <p class="muted typing" data-testid="working">"Working…"</p>
+                </Show>
+            </article>
+        </Show>
+        {move || run.interrupt.get().map(|interrupt| view! { <ApprovalCard run interrupt /> })}
+        <Show when=move || run.resumable.get() && !run.running()>
+            <div class="banner banner--warning" role="status" data-testid="resume-banner">
+                <span>"The app closed while this thread was working."</span>
+                <button class="button button--primary" data-testid="run-resume" on:click=move |_| run.resume()>"Resume"</button>
+                <button class="button" data-testid="run-discard" on:click=move |_| run.discard()>"Discard"</button>
+            </div>
+        </Show>
+        {move || run.error.get().map(|error| view! { <RunError run error /> })}
+    }
+}
+
+#[component]
+fn ToolCardView(card: ToolCard) -> impl IntoView {
+    let args = serde_json::to_string_pretty(&card.arguments).unwrap_or_default();
+    let short: String = serde_json::to_string(&card.arguments)
+        .unwrap_or_default()
+        .chars()
+        .take(80)
+        .collect();
+    let (mark, result, is_error) = match card.result {
+        None => ("…", None, false),
+        Some((text, true)) => ("✗", Some(text), true),
+        Some((text, false)) => ("✓", Some(text), false),
+    };
+    view! {
+        <details class="tool" class:tool--error=is_error data-testid="tool-card">
+            <summary>
+                <span class="tool__name">{humanize(&card.name)}</span>" "
+                <span class="muted mono">{short}</span>" "{mark}
+            </summary>
+            <pre class="tool__body">{args}</pre>
+            {result.map(|r| view! { <pre class="tool__body" class:tool__error=is_error>{r}</pre> })}
+        </details>
+    }
+}
+
+/// What the user can do about a failed run.
+fn recovery(code: ErrorCode) -> (&'static str, Option<&'static str>) {
+    match code {
+        ErrorCode::AuthExpired => (
+            "The provider refused the key. Check the provider's API key in Settings.",
+            Some("Open Settings"),
+        ),
+        ErrorCode::ModelUnavailable => (
+            "This model is not available. Pick another model, or check the provider in Settings.",
+            Some("Open Settings"),
+        ),
+        ErrorCode::RateLimit => (
+            "The provider is rate limiting. Wait a moment, then send again.",
+            None,
+        ),
+        ErrorCode::ContextLength => (
+            "The conversation is too long for this model. Fork it from an earlier message, or pick a model with a larger window.",
+            None,
+        ),
+        ErrorCode::Timeout | ErrorCode::StreamError => (
+            "The connection to the provider failed. Send again to retry.",
+            None,
+        ),
+        _ => ("Something went wrong with this run.", None),
+    }
+}
+
+#[component]
+fn RunError(run: RunState, error: ApiError) -> impl IntoView {
+    let (hint, action) = recovery(error.code);
+    let screen = use_context::<RwSignal<Screen>>();
+    view! {
+        <div class="banner banner--error run-error" role="alert" data-testid="run-error" data-code=error.code.as_str()>
+            <div class="run-error__text">
+                <strong>{error.message.clone()}</strong>
+                <span data-testid="run-error-hint">{hint}</span>
+            </div>
+            {action.zip(screen).map(|(label, screen)| view! {
+                <button class="button" data-testid="run-error-action" on:click=move |_| screen.set(Screen::Settings)>{label}</button>
+            })}
+            <button class="link" on:click=move |_| run.error.set(None)>"Dismiss"</button>
+        </div>
+    }
+}

@@ -1,0 +1,441 @@
+//! A thread's live run: the `thread_subscribe` channel, the run's state while
+//! it streams (text deltas batched per animation frame), and the commands
+//! that start, stop, resume or discard runs.
+
+use super::state::Inbox;
+use crate::ipc::{invoke, invoke_plugin};
+use leptos::prelude::*;
+use pizza_protocol::{
+    ApiError, AppEvent, Command, Interrupt, MessageView, Role, RunCancelParams, RunEvent,
+    RunEventFrame, RunId, RunStartParams, RunStatus, ThreadId, ThreadIdParams,
+    ThreadSubscribeResponse, ThreadViewingParams, cmd,
+};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = transformCallback)]
+    fn transform_callback(callback: &js_sys::Function, once: bool) -> f64;
+    #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = unregisterCallback)]
+    fn unregister_callback(id: f64) -> Result<(), JsValue>;
+}
+
+/// A tool call of the live run, as its card shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolCard {
+    pub(crate) call_id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: serde_json::Value,
+    /// The result, and whether it is an error; `None` while running.
+    pub(crate) result: Option<(String, bool)>,
+}
+
+/// Deltas received since the last animation frame.
+#[derive(Default)]
+struct Pending {
+    text: String,
+    reasoning: String,
+    scheduled: bool,
+}
+
+/// Everything the pane shows about the thread's runs.
+#[derive(Clone, Copy)]
+pub(crate) struct RunState {
+    pub(crate) inbox: Inbox,
+    pub(crate) thread_id: StoredValue<ThreadId>,
+    pub(crate) messages: RwSignal<Vec<MessageView>>,
+    pub(crate) live_run: RwSignal<Option<RunId>>,
+    pub(crate) text: RwSignal<String>,
+    pub(crate) reasoning: RwSignal<String>,
+    pub(crate) tools: RwSignal<Vec<ToolCard>>,
+    pub(crate) interrupt: RwSignal<Option<Interrupt>>,
+    pub(crate) error: RwSignal<Option<ApiError>>,
+    pub(crate) resumable: RwSignal<bool>,
+    pub(crate) queue: RwSignal<Vec<String>>,
+    pub(crate) model: RwSignal<Option<String>>,
+    pub(crate) draft: RwSignal<String>,
+    pending: StoredValue<Pending, LocalStorage>,
+    last_seq: StoredValue<Option<u64>>,
+    alive: StoredValue<Rc<Cell<bool>>, LocalStorage>,
+    channel: StoredValue<Option<f64>>,
+}
+
+impl RunState {
+    pub(crate) fn new(
+        inbox: Inbox,
+        thread_id: ThreadId,
+        messages: RwSignal<Vec<MessageView>>,
+    ) -> Self {
+        let state = Self {
+            inbox,
+            thread_id: StoredValue::new(thread_id),
+            messages,
+            live_run: RwSignal::new(None),
+            text: RwSignal::new(String::new()),
+            reasoning: RwSignal::new(String::new()),
+            tools: RwSignal::new(Vec::new()),
+            interrupt: RwSignal::new(None),
+            error: RwSignal::new(None),
+            resumable: RwSignal::new(false),
+            queue: RwSignal::new(Vec::new()),
+            model: RwSignal::new(None),
+            draft: RwSignal::new(String::new()),
+            pending: StoredValue::new_local(Pending::default()),
+            last_seq: StoredValue::new(None),
+            alive: StoredValue::new_local(Rc::new(Cell::new(true))),
+            channel: StoredValue::new(None),
+        };
+        inbox.context.set(None);
+        on_cleanup(move || {
+            state.alive.with_value(|alive| alive.set(false));
+            if let Some(id) = state.channel.get_value() {
+                let _ = unregister_callback(id);
+            }
+        });
+        state
+    }
+
+    fn id(self) -> ThreadId {
+        self.thread_id.get_value()
+    }
+
+    pub(crate) fn running(self) -> bool {
+        self.live_run.with(Option::is_some)
+    }
+
+    /// Opens (or, after `lagged`, reopens) the subscription.
+    pub(crate) fn subscribe(self, since: Option<u64>) {
+        if let Some(old) = self.channel.get_value() {
+            let _ = unregister_callback(old);
+        }
+        let alive = self.alive.get_value();
+        let order = Rc::new(RefCell::new((0u64, BTreeMap::<u64, JsValue>::new())));
+        let callback = Closure::<dyn Fn(JsValue)>::new(move |raw: JsValue| {
+            if !alive.get() {
+                return;
+            }
+            // Tauri's channel numbers its messages; deliver them in order.
+            let index = js_sys::Reflect::get(&raw, &"index".into())
+                .ok()
+                .and_then(|i| i.as_f64())
+                .unwrap_or(0.0) as u64;
+            let ready: Vec<JsValue> = {
+                let mut order = order.borrow_mut();
+                order.1.insert(index, raw);
+                let mut ready = Vec::new();
+                loop {
+                    let next = order.0;
+                    let Some(value) = order.1.remove(&next) else {
+                        break;
+                    };
+                    order.0 += 1;
+                    ready.push(value);
+                }
+                ready
+            };
+            for raw in ready {
+                let message =
+                    js_sys::Reflect::get(&raw, &"message".into()).unwrap_or(JsValue::UNDEFINED);
+                if message.is_undefined() {
+                    continue; // `{end: true}`
+                }
+                match serde_wasm_bindgen::from_value::<RunEventFrame>(message) {
+                    Ok(frame) => self.handle(frame),
+                    Err(error) => web_sys::console::warn_1(&format!("run frame: {error}").into()),
+                }
+            }
+        });
+        let id = transform_callback(callback.as_ref().unchecked_ref(), false);
+        // Unregistered on cleanup or resubscribe; the closure itself is tiny.
+        callback.forget();
+        self.channel.set_value(Some(id));
+        let thread_id = self.id();
+        // The declared `ThreadSubscribeParams`, plus the channel in `on_event`.
+        let params = serde_json::json!({
+            "thread_id": thread_id,
+            "since": since,
+            "on_event": format!("__CHANNEL__:{id}"),
+        });
+        leptos::task::spawn_local(async move {
+            match invoke_plugin(cmd::ThreadSubscribe::NAME, &params).await {
+                Ok(value) => {
+                    if let Ok(response) =
+                        serde_wasm_bindgen::from_value::<ThreadSubscribeResponse>(value)
+                        && let Some(run_id) = response.live_run_id
+                        && self.alive.with_value(|a| a.get())
+                    {
+                        self.live_run.set(Some(run_id));
+                        self.inbox.running.update(|r| {
+                            r.insert(thread_id);
+                        });
+                    }
+                }
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+
+    fn handle(self, frame: RunEventFrame) {
+        self.last_seq.set_value(Some(frame.seq));
+        if !frame.namespace.is_empty() {
+            return; // subagents: the activity panel, later
+        }
+        match frame.event {
+            RunEvent::TextDelta { text } => self.buffer(|p| p.text.push_str(&text)),
+            RunEvent::ReasoningDelta { text } => self.buffer(|p| p.reasoning.push_str(&text)),
+            event => {
+                self.flush();
+                self.handle_event(frame.run_id, event, frame.seq);
+            }
+        }
+    }
+
+    fn handle_event(self, run_id: RunId, event: RunEvent, seq: u64) {
+        match event {
+            RunEvent::RunStarted { .. } => {
+                self.live_run.set(Some(run_id));
+                self.error.set(None);
+                self.resumable.set(false);
+                self.inbox.running.update(|r| {
+                    r.insert(self.id());
+                });
+            }
+            RunEvent::MessageCompleted { message } => {
+                if message.role != Role::User {
+                    self.text.set(String::new());
+                    self.reasoning.set(String::new());
+                }
+                if message.role == Role::Tool {
+                    self.tools.update(|t| t.retain(|c| c.result.is_none()));
+                }
+                self.messages.update(|list| {
+                    if !list.iter().any(|m| m.id == message.id) {
+                        list.push(message);
+                    }
+                });
+            }
+            RunEvent::ToolStarted {
+                call_id,
+                name,
+                arguments,
+            } => self.tools.update(|t| {
+                t.push(ToolCard {
+                    call_id,
+                    name,
+                    arguments,
+                    result: None,
+                });
+            }),
+            RunEvent::ToolFinished {
+                call_id,
+                result,
+                is_error,
+                ..
+            } => self.tools.update(|t| {
+                if let Some(card) = t.iter_mut().find(|c| c.call_id == call_id) {
+                    card.result = Some((result, is_error));
+                }
+            }),
+            RunEvent::Interrupt { interrupt } => self.interrupt.set(Some(interrupt)),
+            RunEvent::Usage {
+                input_tokens,
+                output_tokens,
+                context_window,
+            } => {
+                if let Some(window) = context_window {
+                    self.inbox
+                        .context
+                        .set(Some((input_tokens + output_tokens, window)));
+                }
+            }
+            RunEvent::RunFinished { status, error } => {
+                if self
+                    .live_run
+                    .get_untracked()
+                    .is_some_and(|live| live != run_id)
+                {
+                    return; // a replayed older run
+                }
+                self.live_run.set(None);
+                self.text.set(String::new());
+                self.reasoning.set(String::new());
+                self.inbox.running.update(|r| {
+                    r.remove(&self.id());
+                });
+                if let Some(error) = error {
+                    self.error.set(Some(error));
+                }
+                if status == RunStatus::Succeeded
+                    && let Some(next) = self
+                        .queue
+                        .try_update(|q| (!q.is_empty()).then(|| q.remove(0)))
+                        .flatten()
+                {
+                    self.send(next);
+                }
+            }
+            RunEvent::Lagged => self.subscribe(Some(seq)),
+            RunEvent::TextDelta { .. } | RunEvent::ReasoningDelta { .. } => {}
+        }
+    }
+
+    fn buffer(self, add: impl FnOnce(&mut Pending)) {
+        let schedule = self.pending.try_update_value(|p| {
+            add(p);
+            !std::mem::replace(&mut p.scheduled, true)
+        });
+        if schedule == Some(true) {
+            let alive = self.alive.get_value();
+            request_animation_frame(move || {
+                if alive.get() {
+                    self.flush();
+                }
+            });
+        }
+    }
+
+    /// Moves the buffered deltas into the view: one update per frame.
+    fn flush(self) {
+        let Some((text, reasoning)) = self.pending.try_update_value(|p| {
+            p.scheduled = false;
+            (
+                std::mem::take(&mut p.text),
+                std::mem::take(&mut p.reasoning),
+            )
+        }) else {
+            return;
+        };
+        if !text.is_empty() {
+            self.text.update(|t| t.push_str(&text));
+        }
+        if !reasoning.is_empty() {
+            self.reasoning.update(|t| t.push_str(&reasoning));
+        }
+    }
+
+    /// Starts a run with `text`, or queues it behind the live one.
+    pub(crate) fn send(self, text: String) {
+        if self.running() {
+            self.queue.update(|q| q.push(text));
+            return;
+        }
+        let params = RunStartParams {
+            thread_id: Some(self.id()),
+            text,
+            model: self.model.get_untracked(),
+        };
+        self.error.set(None);
+        leptos::task::spawn_local(async move {
+            match invoke::<cmd::RunStart>(&params).await {
+                Ok(started) => self.started(started.run_id),
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+
+    fn started(self, run_id: RunId) {
+        if self.alive.with_value(|a| a.get()) {
+            self.live_run.set(Some(run_id));
+            self.resumable.set(false);
+            self.inbox.running.update(|r| {
+                r.insert(self.id());
+            });
+        }
+    }
+
+    pub(crate) fn stop(self) {
+        let Some(run_id) = self.live_run.get_untracked() else {
+            return;
+        };
+        let params = RunCancelParams {
+            thread_id: self.id(),
+            run_id,
+        };
+        leptos::task::spawn_local(async move {
+            if let Err(error) = invoke::<cmd::RunCancel>(&params).await {
+                self.error.set(Some(error));
+            }
+        });
+    }
+
+    pub(crate) fn resume(self) {
+        let params = ThreadIdParams {
+            thread_id: self.id(),
+        };
+        leptos::task::spawn_local(async move {
+            match invoke::<cmd::RunResume>(&params).await {
+                Ok(started) => self.started(started.run_id),
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+
+    pub(crate) fn discard(self) {
+        let params = ThreadIdParams {
+            thread_id: self.id(),
+        };
+        leptos::task::spawn_local(async move {
+            match invoke::<cmd::RunDiscard>(&params).await {
+                Ok(()) => self.resumable.set(false),
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+}
+
+/// Tells the host which thread is on screen, so runs ending elsewhere mark
+/// their threads unread.
+pub(crate) fn track_viewing(inbox: Inbox) {
+    Effect::new(move |_| {
+        let thread_id = inbox.selected.get();
+        leptos::task::spawn_local(async move {
+            let _ = invoke::<cmd::ThreadViewing>(&ThreadViewingParams { thread_id }).await;
+        });
+    });
+    on_cleanup(|| {
+        leptos::task::spawn_local(async {
+            let _ = invoke::<cmd::ThreadViewing>(&ThreadViewingParams { thread_id: None }).await;
+        });
+    });
+}
+
+/// Keeps the sidebar's running dots current from the host's activity events.
+pub(crate) fn track_running(inbox: Inbox) {
+    crate::events::listen(AppEvent::ACTIVITY, move |event| {
+        if let AppEvent::Activity {
+            thread_id, status, ..
+        } = event
+        {
+            inbox.running.update(|r| {
+                if status == RunStatus::Running {
+                    r.insert(thread_id);
+                } else {
+                    r.remove(&thread_id);
+                }
+            });
+        }
+    });
+}
+
+/// The status bar's context gauge: tokens used of the model's window.
+#[component]
+pub(crate) fn ContextGauge() -> impl IntoView {
+    let inbox = super::state::use_inbox();
+    move || {
+        inbox.context.get().map(|(used, window)| {
+            let percent = if window == 0 { 0 } else { (used * 100 / u64::from(window)).min(100) };
+            let (warning, danger) = ((75..90).contains(&percent), percent >= 90);
+            view! {
+                <span class="statusbar__item gauge" data-testid="context-gauge" title=format!("{used} of {window} tokens")
+                    class:gauge--warning=warning class:gauge--danger=danger>
+                    "context "
+                    <progress class="gauge__bar" max="100" value=percent></progress>
+                    {format!(" {percent}%")}
+                </span>
+            }
+        })
+    }
+}
