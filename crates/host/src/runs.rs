@@ -17,7 +17,7 @@ use pizza_agent::{Agent, AgentConfig, EventSink, RunInput};
 use pizza_protocol::{
     ApiError, InterruptResponse, RunCancelParams, RunCancelResponse, RunEvent, RunEventFrame,
     RunRespondParams, RunStartParams, RunStartResponse, ThreadId, ThreadIdParams,
-    ThreadSubscribeParams, ThreadSubscribeResponse, ThreadViewingParams,
+    ThreadSubscribeParams, ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
 use pizza_store as store;
 use tokio::sync::mpsc;
@@ -210,6 +210,16 @@ impl Host {
             },
             subscription.frames,
         ))
+    }
+
+    pub async fn thread_unsubscribe(
+        &self,
+        params: ThreadUnsubscribeParams,
+    ) -> Result<(), ApiError> {
+        self.runs()
+            .registry
+            .unsubscribe(&params.thread_id, params.subscription_id);
+        Ok(())
     }
 
     pub async fn thread_viewing(&self, params: ThreadViewingParams) -> Result<(), ApiError> {

@@ -103,6 +103,8 @@ commands! {
     ThreadSubscribe = "thread_subscribe", crate::ThreadSubscribeParams => crate::ThreadSubscribeResponse;
     /// Which thread the user is looking at, for the unread rule.
     ThreadViewing = "thread_viewing", crate::ThreadViewingParams => ();
+    /// Ends a `thread_subscribe` stream; unknown ids are already ended.
+    ThreadUnsubscribe = "thread_unsubscribe", crate::ThreadUnsubscribeParams => ();
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ pub use run::{
 };
 pub use run_commands::{
     RunCancelParams, RunCancelResponse, RunRespondParams, RunStartParams, RunStartResponse,
-    ThreadSubscribeParams, ThreadSubscribeResponse, ThreadViewingParams,
+    ThreadSubscribeParams, ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
 pub use settings::{Settings, SettingsGetParams, SettingsPatch, Theme};
 pub use thread::{

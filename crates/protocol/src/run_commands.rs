@@ -72,6 +72,15 @@ pub struct ThreadSubscribeResponse {
     pub live_run_id: Option<RunId>,
 }
 
+/// Ends a subscription: its frames stop and the host forgets it. A window
+/// that leaves a thread calls this, so visits never pile up subscribers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadUnsubscribeParams {
+    pub thread_id: ThreadId,
+    pub subscription_id: u64,
+}
+
 /// Which thread the user is looking at (`None`: none); a run that ends on
 /// another thread marks it unread.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

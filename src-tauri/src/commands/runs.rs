@@ -7,6 +7,9 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::RunRespond, _, _>(|host, p| async move { host.run_respond(p).await });
     registry.register::<cmd::RunResume, _, _>(|host, p| async move { host.run_resume(p).await });
     registry.register::<cmd::RunDiscard, _, _>(|host, p| async move { host.run_discard(p).await });
+    registry.register::<cmd::ThreadUnsubscribe, _, _>(|host, p| async move {
+        host.thread_unsubscribe(p).await
+    });
     registry.register::<cmd::ThreadViewing, _, _>(
         |host, p| async move { host.thread_viewing(p).await },
     );

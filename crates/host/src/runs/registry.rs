@@ -59,6 +59,7 @@ struct RunBuffer {
 
 #[derive(Debug)]
 struct Subscriber {
+    id: u64,
     tx: mpsc::Sender<RunEventFrame>,
     /// The last seq delivered, for the `lagged` notice.
     last_seq: u64,
@@ -175,6 +176,15 @@ impl RunRegistry {
         lock(&entry).live_run_id().cloned()
     }
 
+    /// Drops a subscription; its receiver then ends. Returns whether it existed.
+    pub(crate) fn unsubscribe(&self, thread_id: &str, subscription_id: u64) -> bool {
+        let entry = self.entry(thread_id);
+        let mut state = lock(&entry);
+        let before = state.subscribers.len();
+        state.subscribers.retain(|s| s.id != subscription_id);
+        state.subscribers.len() != before
+    }
+
     /// Opens a subscription: buffered frames with `seq > since` (`None`: the
     /// live run's frames), then every new frame of the thread. Replay and
     /// registration happen under the thread's lock, so nothing is missed or
@@ -187,6 +197,7 @@ impl RunRegistry {
         state.purge(Instant::now());
         let live_run_id = state.live_run_id().cloned();
         let mut subscriber = Subscriber {
+            id,
             tx,
             last_seq: since.unwrap_or(0),
         };

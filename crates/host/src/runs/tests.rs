@@ -365,3 +365,46 @@ async fn bad_starts_are_refused_without_side_effects() {
         .unwrap();
     assert!(list.threads.is_empty());
 }
+
+#[tokio::test]
+async fn unsubscribing_ends_the_stream_and_forgets_the_subscriber() {
+    let root = TempDataRoot::new().unwrap();
+    let model = FakeModel::with_turns([streaming_then_hang(&["a"])]);
+    let host = open(&root, &model).await;
+    let started = host.run_start(start(None, "go")).await.unwrap();
+    let thread = started.thread_id.clone();
+    let (opened, mut frames) = host
+        .thread_subscribe(ThreadSubscribeParams {
+            thread_id: thread.clone(),
+            since: None,
+        })
+        .await
+        .unwrap();
+    host.thread_unsubscribe(pizza_protocol::ThreadUnsubscribeParams {
+        thread_id: thread.clone(),
+        subscription_id: opened.subscription_id,
+    })
+    .await
+    .unwrap();
+    // Whatever was already queued drains, then the stream ends though the run lives on.
+    while let Some(frame) = tokio::time::timeout(STUCK, frames.recv()).await.unwrap() {
+        assert!(!matches!(
+            frame.event,
+            pizza_protocol::RunEvent::RunFinished { .. }
+        ));
+    }
+    assert!(host.live_run(&thread).is_some());
+    // An unknown or already-ended subscription is not an error.
+    host.thread_unsubscribe(pizza_protocol::ThreadUnsubscribeParams {
+        thread_id: thread.clone(),
+        subscription_id: opened.subscription_id,
+    })
+    .await
+    .unwrap();
+    host.run_cancel(RunCancelParams {
+        thread_id: thread,
+        run_id: started.run_id,
+    })
+    .await
+    .unwrap();
+}

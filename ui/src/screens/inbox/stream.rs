@@ -61,6 +61,11 @@ pub(crate) struct RunState {
     last_seq: StoredValue<Option<u64>>,
     alive: StoredValue<Rc<Cell<bool>>, LocalStorage>,
     channel: StoredValue<Option<f64>>,
+    /// The host's id for the open subscription, to end it when leaving.
+    subscription: StoredValue<Option<u64>>,
+    /// The last run seen to finish: its `run_finished` can arrive before
+    /// the `run_start` answer, which must then not mark it live again.
+    finished: StoredValue<Option<RunId>>,
 }
 
 impl RunState {
@@ -87,12 +92,20 @@ impl RunState {
             last_seq: StoredValue::new(None),
             alive: StoredValue::new_local(Rc::new(Cell::new(true))),
             channel: StoredValue::new(None),
+            subscription: StoredValue::new(None),
+            finished: StoredValue::new(None),
         };
         inbox.context.set(None);
         on_cleanup(move || {
             state.alive.with_value(|alive| alive.set(false));
-            if let Some(id) = state.channel.get_value() {
+            if let Some(id) = state.channel.try_get_value().flatten() {
                 let _ = unregister_callback(id);
+            }
+            if let (Some(thread_id), Some(Some(subscription_id))) = (
+                state.thread_id.try_get_value(),
+                state.subscription.try_get_value(),
+            ) {
+                unsubscribe(thread_id, subscription_id);
             }
         });
         state
@@ -110,6 +123,10 @@ impl RunState {
     pub(crate) fn subscribe(self, since: Option<u64>) {
         if let Some(old) = self.channel.get_value() {
             let _ = unregister_callback(old);
+        }
+        if let Some(old) = self.subscription.get_value() {
+            self.subscription.set_value(None);
+            unsubscribe(self.id(), old);
         }
         let alive = self.alive.get_value();
         let order = Rc::new(RefCell::new((0u64, BTreeMap::<u64, JsValue>::new())));
@@ -162,11 +179,19 @@ impl RunState {
         leptos::task::spawn_local(async move {
             match invoke_plugin(cmd::ThreadSubscribe::NAME, &params).await {
                 Ok(value) => {
-                    if let Ok(response) =
+                    let Ok(response) =
                         serde_wasm_bindgen::from_value::<ThreadSubscribeResponse>(value)
-                        && let Some(run_id) = response.live_run_id
-                        && self.alive.with_value(|a| a.get())
-                    {
+                    else {
+                        return;
+                    };
+                    // The pane may have closed while the call was in flight.
+                    let alive = self.alive.try_with_value(|a| a.get()).unwrap_or(false);
+                    if !alive {
+                        unsubscribe(thread_id, response.subscription_id);
+                        return;
+                    }
+                    self.subscription.set_value(Some(response.subscription_id));
+                    if let Some(run_id) = response.live_run_id {
                         self.live_run.set(Some(run_id));
                         self.inbox.running.update(|r| {
                             r.insert(thread_id);
@@ -259,6 +284,7 @@ impl RunState {
                 {
                     return; // a replayed older run
                 }
+                self.finished.set_value(Some(run_id));
                 self.live_run.set(None);
                 self.text.set(String::new());
                 self.reasoning.set(String::new());
@@ -337,7 +363,8 @@ impl RunState {
     }
 
     fn started(self, run_id: RunId) {
-        if self.alive.with_value(|a| a.get()) {
+        let already_over = self.finished.with_value(|f| f.as_ref() == Some(&run_id));
+        if self.alive.with_value(|a| a.get()) && !already_over {
             self.live_run.set(Some(run_id));
             self.resumable.set(false);
             self.inbox.running.update(|r| {
@@ -438,4 +465,15 @@ pub(crate) fn ContextGauge() -> impl IntoView {
             }
         })
     }
+}
+
+/// Tells the host to end a subscription (fire and forget: the pane is going).
+fn unsubscribe(thread_id: ThreadId, subscription_id: u64) {
+    leptos::task::spawn_local(async move {
+        let params = pizza_protocol::ThreadUnsubscribeParams {
+            thread_id,
+            subscription_id,
+        };
+        let _ = crate::ipc::invoke::<cmd::ThreadUnsubscribe>(&params).await;
+    });
 }
