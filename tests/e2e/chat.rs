@@ -154,5 +154,75 @@ async fn an_approval_card_gates_write_file_and_a_401_asks_for_the_key() -> Resul
         app.find("[data-testid=settings-providers]").await?;
         Ok(())
     })
+    .await?;
+
+    // The approved write is in the thread's files, as committed by the run.
+    let store = pizza_store::Store::open(sandbox.data_root()).await?;
+    let threads = store
+        .list_threads(&pizza_store::ThreadQuery::default())
+        .await?;
+    let thread = threads
+        .threads
+        .first()
+        .ok_or_else(|| anyhow!("no thread"))?;
+    let state = store.state(&thread.id, None).await?;
+    let report = state
+        .files
+        .get("/report.md")
+        .ok_or_else(|| anyhow!("no /report.md in {:?}", state.files.keys()))?;
+    anyhow::ensure!(
+        report.content == "# Report\nAll good.\n",
+        "{:?}",
+        report.content
+    );
+    store.close().await;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_ends_a_streaming_answer() -> Result<()> {
+    secret_service::ensure()
+        .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
+    let mock = MockProvider::start().await?;
+    mock.set_default(
+        "/v1/models",
+        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}]})),
+    );
+    // A stream that starts an answer and then stalls until it is stopped.
+    let chunk = json!({
+        "id": "chatcmpl-stop", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Partial answer "}, "finish_reason": null}]
+    });
+    mock.push_for(
+        "/v1/chat/completions",
+        MockResponse::sse([format!("data: {chunk}\n\n")]).hang(),
+    );
+    mock.set_default("/v1/chat/completions", sse::openai_chat_text("A title"));
+    let base_url = format!("{}/v1", mock.url());
+    let sandbox = Sandbox::new()?;
+
+    let app = App::start(&sandbox, "chat-stop").await?;
+    app.run(async |app| {
+        configure_provider(app, &base_url).await?;
+        app.click("[data-testid=rail-inbox]").await?;
+        app.click("[data-testid=new-thread]").await?;
+        ask(app, "Tell me everything").await?;
+        app.wait_for_value(
+            "const t = document.querySelector('[data-testid=streaming-text]'); return !!t && t.textContent.includes('Partial answer')",
+            &json!(true),
+        )
+        .await?;
+        app.click("[data-testid=composer-stop]").await?;
+        // Stopped: Send is back, nothing streams, and a user's stop is no error.
+        app.find("[data-testid=composer-send]").await?;
+        app.wait_for_value(
+            "return !document.querySelector('[data-testid=streaming-message]') && !document.querySelector('[data-testid=run-error]')",
+            &json!(true),
+        )
+        .await?;
+        app.wait_for_value(&feed_has(&["Tell me everything"]), &json!(true))
+            .await?;
+        Ok(())
+    })
     .await
 }
