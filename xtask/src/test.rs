@@ -49,7 +49,14 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
     // instance, notifications and the Secret Service talk D-Bus) and, for
     // the window tests, a private X display.
     let target = crate::target_dir()?;
-    let mut test_args = vec!["test", "--workspace", "--exclude", "pizza-ui"];
+    // Every failing test binary is reported, not only the first.
+    let mut test_args = vec![
+        "test",
+        "--no-fail-fast",
+        "--workspace",
+        "--exclude",
+        "pizza-ui",
+    ];
     let mut command = Command::new("dbus-run-session");
     let _display = if e2e {
         step::cargo(&["build", "-p", "pizza-bot"])?;
