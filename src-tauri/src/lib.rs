@@ -5,6 +5,7 @@
 mod commands;
 mod data_root;
 mod events;
+mod frames;
 mod ipc;
 mod keychain;
 mod logging;

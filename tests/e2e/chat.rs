@@ -226,3 +226,91 @@ async fn stop_ends_a_streaming_answer() -> Result<()> {
     })
     .await
 }
+
+/// A 5,000-token answer arriving at 200 tokens/s: prints the frame intervals
+/// the webview achieved while it streamed (a figure, not a pass/fail timing).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_answer_streams_frame_by_frame() -> Result<()> {
+    secret_service::ensure()
+        .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
+    let mock = MockProvider::start().await?;
+    mock.set_default(
+        "/v1/models",
+        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}]})),
+    );
+    // 5,000 one-word tokens in paragraphs of 50, then a marker.
+    let mut answer = String::new();
+    for i in 0..5_000 {
+        answer.push_str(&format!("word{i}"));
+        answer.push_str(if i % 50 == 49 { "\n\n" } else { " " });
+    }
+    answer.push_str("THE-END");
+    mock.push_for(
+        "/v1/chat/completions",
+        sse::openai_chat_text(&answer)
+            .with_delay_between_chunks(std::time::Duration::from_millis(5)),
+    );
+    mock.set_default("/v1/chat/completions", sse::openai_chat_text("A title"));
+    let base_url = format!("{}/v1", mock.url());
+    let sandbox = Sandbox::new()?;
+
+    let app = App::start(&sandbox, "chat-frames").await?;
+    app.run(async |app| {
+        configure_provider(app, &base_url).await?;
+        app.click("[data-testid=rail-inbox]").await?;
+        app.click("[data-testid=new-thread]").await?;
+        app.find("[data-testid=composer-input]").await?;
+        // The webview's own cadence with nothing to do, for comparison.
+        let idle = app
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 const f = []; let last = performance.now(); const end = last + 2000;
+                 const tick = (t) => { f.push(t - last); last = t;
+                   if (t < end) { requestAnimationFrame(tick); } else { f.sort((a, b) => a - b); done(f[Math.floor(f.length / 2)]); } };
+                 requestAnimationFrame(tick);",
+                vec![],
+            )
+            .await?;
+        crate::harness::report(&format!(
+            "idle animation-frame interval in this webview: p50 {:.1} ms",
+            idle.as_f64().unwrap_or(-1.0)
+        ));
+        app.eval(
+            "window.__frames = []; window.__stop = false;
+             let last = performance.now();
+             const tick = (t) => { window.__frames.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(tick); };
+             requestAnimationFrame(tick);
+             return true",
+        )
+        .await?;
+        ask(app, "Write at length").await?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+        loop {
+            let done = app.eval(&feed_has(&["THE-END"])).await?;
+            if done == json!(true) {
+                break;
+            }
+            anyhow::ensure!(std::time::Instant::now() < deadline, "the long answer never completed");
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        }
+        let stats = app
+            .eval(
+                "window.__stop = true;
+                 const f = window.__frames.slice(1).sort((a, b) => a - b);
+                 const p = (q) => f[Math.min(f.length - 1, Math.floor(q * f.length))];
+                 return [f.length, p(0.5), p(0.95), f[f.length - 1], f.filter((x) => x > 50).length];",
+            )
+            .await?;
+        crate::harness::report(&format!(
+            "5,000-token answer at 200 tokens/s: {} frames, interval p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms, {} frames over 50 ms",
+            stats[0],
+            stats[1].as_f64().unwrap_or(-1.0),
+            stats[2].as_f64().unwrap_or(-1.0),
+            stats[3].as_f64().unwrap_or(-1.0),
+            stats[4]
+        ));
+        Ok(())
+    })
+    .await
+}

@@ -14,16 +14,10 @@ pub(super) fn register(registry: &mut CommandRegistry) {
         |host, p| async move { host.thread_viewing(p).await },
     );
     registry.register_streaming::<cmd::ThreadSubscribe, _, _>(|host, p, sink| async move {
-        let (response, mut frames) = host.thread_subscribe(p).await?;
+        let (response, frames) = host.thread_subscribe(p).await?;
         // Forwards until the stream ends (lagged) or the webview is gone;
         // dropping `frames` then unsubscribes. Runs are never tied to it.
-        tauri::async_runtime::spawn(async move {
-            while let Some(frame) = frames.recv().await {
-                if !sink(frame) {
-                    break;
-                }
-            }
-        });
+        tauri::async_runtime::spawn(crate::frames::forward(frames, move |frame| sink(frame)));
         Ok(response)
     });
 }
