@@ -14,8 +14,13 @@ pub(crate) fn LiveRun(run: RunState) -> impl IntoView {
         run.running() || run.text.with(|t| !t.is_empty()) || run.tools.with(|t| !t.is_empty())
     };
     view! {
+        <p class="sr-only" role="status" aria-live="polite">
+            {move || if run.running() { "Pizza Bot is answering…" } else { "" }}
+        </p>
         <Show when=streaming>
-            <article class="msg msg--assistant msg--streaming" data-testid="streaming-message" aria-live="polite">
+            // Not a live region itself: announcing (and, in WebKit, re-reading)
+            // the whole growing answer on every frame costs most of the frame.
+            <article class="msg msg--assistant msg--streaming" data-testid="streaming-message">
                 <header class="msg__header"><span class="msg__role">"Pizza Bot"</span></header>
                 <Show when=move || run.reasoning.with(|r| !r.is_empty())>
                     <details class="reasoning">
