@@ -29,17 +29,39 @@ async fn configure_provider(app: &App, base_url: &str) -> Result<()> {
         .await?;
     app.click("[data-testid=provider-save]").await?;
     app.find("[data-testid=provider-saved]").await?;
-    app.find("[data-testid=default-model] option[value='openai:gpt-4o']")
-        .await?;
-    app.eval(
+    choose_default_model(app, "openai:gpt-4o").await
+}
+
+/// Settings › Providers: picks `model` as the default in the select, as a
+/// user's choice reaches it (a `change` event), and waits for the save.
+pub(crate) async fn choose_default_model(app: &App, model: &str) -> Result<()> {
+    app.find(&format!(
+        "[data-testid=default-model] option[value='{model}']"
+    ))
+    .await?;
+    app.eval(&format!(
         "const s = document.querySelector('[data-testid=default-model]');
-         s.value = 'openai:gpt-4o';
-         s.dispatchEvent(new Event('change', {bubbles: true}));
+         s.value = {model};
+         s.dispatchEvent(new Event('change', {{bubbles: true}}));
          return null;",
-    )
+        model = json!(model)
+    ))
     .await?;
     app.find("[data-testid=default-model-saved]").await?;
     Ok(())
+}
+
+/// A Secret Service on the bus and a mock OpenAI-compatible server that
+/// lists `gpt-4o`; each test scripts its own completions.
+async fn openai_mock() -> Result<MockProvider> {
+    secret_service::ensure()
+        .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
+    let mock = MockProvider::start().await?;
+    mock.set_default(
+        "/v1/models",
+        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}]})),
+    );
+    Ok(mock)
 }
 
 /// Whether the committed messages of the feed contain every one of `texts`.
@@ -60,13 +82,7 @@ async fn ask(app: &App, text: &str) -> Result<()> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_message_streams_an_answer_that_is_kept() -> Result<()> {
-    secret_service::ensure()
-        .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
-    let mock = MockProvider::start().await?;
-    mock.set_default(
-        "/v1/models",
-        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}]})),
-    );
+    let mock = openai_mock().await?;
     mock.set_default("/v1/chat/completions", sse::openai_chat_text(ANSWER));
     let base_url = format!("{}/v1", mock.url());
     let sandbox = Sandbox::new()?;
@@ -104,13 +120,7 @@ async fn a_message_streams_an_answer_that_is_kept() -> Result<()> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_approval_card_gates_write_file_and_a_401_asks_for_the_key() -> Result<()> {
-    secret_service::ensure()
-        .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
-    let mock = MockProvider::start().await?;
-    mock.set_default(
-        "/v1/models",
-        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}]})),
-    );
+    let mock = openai_mock().await?;
     let completions = "/v1/chat/completions";
     mock.push_for(
         completions,
@@ -181,13 +191,7 @@ async fn an_approval_card_gates_write_file_and_a_401_asks_for_the_key() -> Resul
 
 #[tokio::test(flavor = "multi_thread")]
 async fn stop_ends_a_streaming_answer() -> Result<()> {
-    secret_service::ensure()
-        .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
-    let mock = MockProvider::start().await?;
-    mock.set_default(
-        "/v1/models",
-        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}]})),
-    );
+    let mock = openai_mock().await?;
     // A stream that starts an answer and then stalls until it is stopped.
     let chunk = json!({
         "id": "chatcmpl-stop", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o",
@@ -231,13 +235,7 @@ async fn stop_ends_a_streaming_answer() -> Result<()> {
 /// the webview achieved while it streamed (a figure, not a pass/fail timing).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_long_answer_streams_frame_by_frame() -> Result<()> {
-    secret_service::ensure()
-        .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
-    let mock = MockProvider::start().await?;
-    mock.set_default(
-        "/v1/models",
-        MockResponse::json(200, &json!({"data": [{"id": "gpt-4o"}]})),
-    );
+    let mock = openai_mock().await?;
     // 5,000 one-word tokens in paragraphs of 50, then a marker.
     let mut answer = String::new();
     for i in 0..5_000 {

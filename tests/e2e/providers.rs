@@ -83,16 +83,7 @@ async fn an_openai_compatible_provider_is_configured_tested_and_kept() -> Result
         app.find("[data-testid=provider-model-gpt-5-mini]").await?;
 
         // The default model: automatic first, then a choice.
-        app.find("[data-testid=default-model] option[value='openai:gpt-4o']")
-            .await?;
-        app.eval(
-            "const s = document.querySelector('[data-testid=default-model]');
-             s.value = 'openai:gpt-4o';
-             s.dispatchEvent(new Event('change', {bubbles: true}));
-             return null;",
-        )
-        .await?;
-        app.find("[data-testid=default-model-saved]").await?;
+        crate::chat::choose_default_model(app, "openai:gpt-4o").await?;
         let effective = app.text("[data-testid=default-model-effective]").await?;
         ensure!(
             effective.contains("openai:gpt-4o"),
