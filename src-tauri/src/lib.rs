@@ -10,6 +10,7 @@ mod ipc;
 mod keychain;
 mod logging;
 mod startup;
+mod webview;
 
 use std::process::ExitCode;
 

@@ -42,6 +42,7 @@ pub(crate) fn run() -> ExitCode {
     }
     let app = builder
         .plugin(tauri_plugin_dialog::init())
+        .on_page_load(crate::webview::on_page_load)
         .invoke_handler(crate::ipc::invoke_handler(CommandRegistry::new(), slot))
         .build(tauri::generate_context!("../tauri.conf.json"));
     let app = match app {

@@ -50,7 +50,12 @@ fn run() -> Result<()> {
 
 /// The workspace root (this crate's parent).
 pub(crate) fn workspace_root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // `cargo run` sets it at run time; prefer that over the path baked in at
+    // build time, which is stale when another checkout sharing the target
+    // directory built the binary last.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     manifest.parent().map(PathBuf::from).unwrap_or(manifest)
 }
 

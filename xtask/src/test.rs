@@ -45,6 +45,9 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
         "warnings",
     ])?;
 
+    // The window's pure logic (markdown, streaming blocks) runs natively.
+    step::cargo(&["test", "-p", "pizza-ui", "--lib"])?;
+
     // One `cargo test` for everything, inside a private session bus (single
     // instance, notifications and the Secret Service talk D-Bus) and, for
     // the window tests, a private X display.

@@ -8,6 +8,7 @@ mod message;
 mod search;
 pub(crate) mod state;
 mod stream;
+mod streamed;
 mod thread_list;
 mod thread_view;
 

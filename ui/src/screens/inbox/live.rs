@@ -10,9 +10,8 @@ use pizza_protocol::{ApiError, ErrorCode};
 
 #[component]
 pub(crate) fn LiveRun(run: RunState) -> impl IntoView {
-    let streaming = move || {
-        run.running() || run.text.with(|t| !t.is_empty()) || run.tools.with(|t| !t.is_empty())
-    };
+    let streaming =
+        move || run.running() || !run.text.is_empty() || run.tools.with(|t| !t.is_empty());
     view! {
         <p class="sr-only" role="status" aria-live="polite">
             {move || if run.running() { "Pizza Bot is answering…" } else { "" }}
@@ -34,12 +33,12 @@ pub(crate) fn LiveRun(run: RunState) -> impl IntoView {
                 <div class="markdown" data-testid="streaming-text">
                     // Finished blocks render once; only the growing tail is
                     // re-rendered per frame, so a long answer stays cheap.
-                    <For each=move || stable_blocks(&run.text.read()) key=|(i, b)| (*i, b.len()) let:block>
+                    <For each=move || run.text.blocks.get().into_iter().enumerate() key=|(i, _)| *i let:block>
                         <div class="markdown__block" inner_html=crate::markdown::to_html(&block.1)></div>
                     </For>
-                    <div class="markdown__block" inner_html=move || crate::markdown::to_html(tail(&run.text.read()))></div>
+                    <div class="markdown__block" inner_html=move || crate::markdown::to_html(&run.text.tail.read())></div>
                 </div>
-                <Show when=move || run.running() && run.text.with(String::is_empty) && run.interrupt.with(Option::is_none)>
+                <Show when=move || run.running() && run.text.is_empty() && run.interrupt.with(Option::is_none)>
                     <p class="muted typing" data-testid="working">"Working…"</p>
                 </Show>
             </article>
@@ -123,69 +122,5 @@ fn RunError(run: RunState, error: ApiError) -> impl IntoView {
             })}
             <button class="link" on:click=move |_| run.error.set(None)>"Dismiss"</button>
         </div>
-    }
-}
-
-/// Where the text can be cut into independently rendered blocks: after each
-/// blank line that is not inside a fenced code block. The last cut point
-/// separates the stable blocks from the tail that is still growing.
-fn cut_points(text: &str) -> Vec<usize> {
-    let mut cuts = Vec::new();
-    let mut in_fence = false;
-    let mut offset = 0;
-    let mut previous_blank = false;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-        }
-        offset += line.len();
-        let blank = line.trim().is_empty() && line.ends_with('\n');
-        if blank && !in_fence && !previous_blank {
-            cuts.push(offset);
-        }
-        previous_blank = blank;
-    }
-    cuts
-}
-
-fn stable_blocks(text: &str) -> Vec<(usize, String)> {
-    let mut start = 0;
-    cut_points(text)
-        .into_iter()
-        .enumerate()
-        .map(|(i, end)| {
-            let block = text[start..end].to_owned();
-            start = end;
-            (i, block)
-        })
-        .collect()
-}
-
-fn tail(text: &str) -> &str {
-    let start = cut_points(text).last().copied().unwrap_or(0);
-    &text[start..]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn blocks_and_tail_cover_the_text_and_never_cut_a_fence() {
-        let text = "one\n\ntwo\n\n```\ncode\n\nmore\n```\n\nthree";
-        let blocks = stable_blocks(text);
-        let joined: String = blocks
-            .iter()
-            .map(|(_, b)| b.as_str())
-            .chain([tail(text)])
-            .collect();
-        assert_eq!(joined, text);
-        assert!(
-            blocks
-                .iter()
-                .all(|(_, b)| b.matches("```").count() % 2 == 0)
-        );
-        assert_eq!(tail(text), "three");
     }
 }

@@ -3,6 +3,7 @@
 //! that start, stop, resume or discard runs.
 
 use super::state::Inbox;
+use super::streamed::StreamedText;
 use crate::ipc::{invoke, invoke_plugin};
 use leptos::prelude::*;
 use pizza_protocol::{
@@ -48,7 +49,8 @@ pub(crate) struct RunState {
     pub(crate) thread_id: StoredValue<ThreadId>,
     pub(crate) messages: RwSignal<Vec<MessageView>>,
     pub(crate) live_run: RwSignal<Option<RunId>>,
-    pub(crate) text: RwSignal<String>,
+    /// The answer streaming in.
+    pub(crate) text: StreamedText,
     pub(crate) reasoning: RwSignal<String>,
     pub(crate) tools: RwSignal<Vec<ToolCard>>,
     pub(crate) interrupt: RwSignal<Option<Interrupt>>,
@@ -79,7 +81,7 @@ impl RunState {
             thread_id: StoredValue::new(thread_id),
             messages,
             live_run: RwSignal::new(None),
-            text: RwSignal::new(String::new()),
+            text: StreamedText::new(),
             reasoning: RwSignal::new(String::new()),
             tools: RwSignal::new(Vec::new()),
             interrupt: RwSignal::new(None),
@@ -230,7 +232,7 @@ impl RunState {
             }
             RunEvent::MessageCompleted { message } => {
                 if message.role != Role::User {
-                    self.text.set(String::new());
+                    self.text.clear();
                     self.reasoning.set(String::new());
                 }
                 if message.role == Role::Tool {
@@ -286,7 +288,7 @@ impl RunState {
                 }
                 self.finished.set_value(Some(run_id));
                 self.live_run.set(None);
-                self.text.set(String::new());
+                self.text.clear();
                 self.reasoning.set(String::new());
                 self.inbox.running.update(|r| {
                     r.remove(&self.id());
@@ -335,7 +337,7 @@ impl RunState {
             return;
         };
         if !text.is_empty() {
-            self.text.update(|t| t.push_str(&text));
+            self.text.push(&text);
         }
         if !reasoning.is_empty() {
             self.reasoning.update(|t| t.push_str(&reasoning));

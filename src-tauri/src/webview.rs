@@ -1,0 +1,91 @@
+//! Per-webview tuning applied as each page starts loading.
+//!
+//! On Linux without a GPU render node, WebKitGTK's accelerated compositing
+//! runs on software GL (llvmpipe), which makes every repaint of a changing
+//! page go through a slow texture-upload-and-composite path: a streaming
+//! answer then drops to 10–15 frames per second. WebKit's non-composited
+//! renderer paints the same changes directly and keeps 60 frames per second,
+//! so compositing is turned off there. With a GPU nothing changes.
+//! `PIZZA_GPU_COMPOSITING=always|never` overrides the detection.
+
+use tauri::webview::PageLoadPayload;
+use tauri::{Runtime, Webview};
+
+/// Whether the webview should composite with the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compositing {
+    /// WebKit's own choice (a GPU is there, or the user asked for it).
+    Default,
+    /// Software rendering only: compositing would cost more than it saves.
+    Off,
+}
+
+/// Decides from the override variable and the presence of a render node.
+pub(crate) fn compositing(override_value: Option<&str>, has_render_node: bool) -> Compositing {
+    match override_value.map(str::trim) {
+        Some("always") => Compositing::Default,
+        Some("never") => Compositing::Off,
+        _ if has_render_node => Compositing::Default,
+        _ => Compositing::Off,
+    }
+}
+
+/// True if the machine has a DRM render node a GPU driver could use.
+fn has_render_node() -> bool {
+    std::fs::read_dir("/dev/dri")
+        .map(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+        })
+        .unwrap_or(false)
+}
+
+/// The `on_page_load` hook: tunes the webview before its first paint.
+pub(crate) fn on_page_load<R: Runtime>(webview: &Webview<R>, payload: &PageLoadPayload<'_>) {
+    if payload.event() != tauri::webview::PageLoadEvent::Started {
+        return;
+    }
+    let choice = compositing(
+        std::env::var("PIZZA_GPU_COMPOSITING").ok().as_deref(),
+        has_render_node(),
+    );
+    if choice == Compositing::Default {
+        return;
+    }
+    apply_off(webview);
+}
+
+#[cfg(target_os = "linux")]
+fn apply_off<R: Runtime>(webview: &Webview<R>) {
+    use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
+    let result = webview.with_webview(|platform| {
+        if let Some(settings) = platform.inner().settings() {
+            settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
+        }
+    });
+    match result {
+        Ok(()) => tracing::info!(
+            label = webview.label(),
+            "no GPU render node: webview compositing off (PIZZA_GPU_COMPOSITING=always to keep it)"
+        ),
+        Err(error) => tracing::warn!(%error, "could not tune the webview"),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn apply_off<R: Runtime>(_webview: &Webview<R>) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compositing_follows_the_gpu_unless_overridden() {
+        assert_eq!(compositing(None, true), Compositing::Default);
+        assert_eq!(compositing(None, false), Compositing::Off);
+        assert_eq!(compositing(Some("always"), false), Compositing::Default);
+        assert_eq!(compositing(Some("never"), true), Compositing::Off);
+        assert_eq!(compositing(Some("bogus"), false), Compositing::Off);
+    }
+}
