@@ -110,6 +110,25 @@ impl CompositeFs {
         Ok(Some(Mounted { dir, names }))
     }
 
+    /// Where a write to `path` goes: `None` for a state file, or the host
+    /// folder; refuses mount folders themselves, read-only grants and
+    /// memory while it is off.
+    async fn writable(&self, path: &str) -> Result<Option<Mounted>> {
+        match route(path) {
+            Route::State | Route::Root => Ok(None),
+            Route::Grants => Err(reserved(path)),
+            _ => {
+                let Some(m) = self.resolve(path, true).await? else {
+                    return Err(reserved(path));
+                };
+                if m.names.is_empty() {
+                    return Err(reserved(path));
+                }
+                Ok(Some(m))
+            }
+        }
+    }
+
     async fn all_grants(&self) -> Result<Mounts> {
         self.mounts.mounts().await
     }
@@ -191,7 +210,9 @@ fn read_only(path: &str, grant: &Grant, names: &[OsString], grants: &[Grant]) ->
 fn reserved(path: &str) -> ToolError {
     ToolError::PermissionDenied {
         path: path.to_owned(),
-        reason: "/local and /memories are reserved for granted folders and memory".to_owned(),
+        reason: "/local holds the granted folders and /memories the memory files; they are \
+                 folders, so write to a file path below them"
+            .to_owned(),
     }
 }
 
@@ -227,21 +248,14 @@ impl FileSystem for CompositeFs {
     }
 
     async fn write(&self, path: &str, content: String) -> Result<()> {
-        match route(path) {
-            Route::State => self.state.write(path, content).await,
-            Route::Root => self.state.write(path, content).await,
-            Route::Grants => Err(reserved(path)),
-            Route::Memories { rest: "" } => {
-                self.resolve(path, true).await?;
-                Err(reserved(path))
-            }
-            _ => {
-                let Some(m) = self.resolve(path, true).await? else {
-                    return Err(reserved(path));
-                };
-                blocking(move || m.dir.write(&m.names, &content)).await
-            }
+        match self.writable(path).await? {
+            None => self.state.write(path, content).await,
+            Some(m) => blocking(move || m.dir.write(&m.names, &content)).await,
         }
+    }
+
+    async fn check_writable(&self, path: &str) -> Result<()> {
+        self.writable(path).await.map(|_| ())
     }
 
     async fn list_bounded(&self, dir: &str) -> Result<Bounded<DirEntry>> {

@@ -39,6 +39,12 @@ pub trait FileSystem: Send + Sync + Debug {
     async fn read(&self, path: &str) -> Result<String>;
     /// Creates or replaces the file.
     async fn write(&self, path: &str, content: String) -> Result<()>;
+    /// Whether `path` may be written, checked before a tool does any work
+    /// (an edit to a read-only file is refused as such, not as a mismatch).
+    async fn check_writable(&self, path: &str) -> Result<()> {
+        let _ = path;
+        Ok(())
+    }
     /// [`FileSystem::list`], saying so when entries were left out (a large
     /// host folder). The tools call this one.
     async fn list_bounded(&self, dir: &str) -> Result<Bounded<DirEntry>> {

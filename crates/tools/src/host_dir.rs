@@ -150,8 +150,13 @@ impl HostDir {
             return self.io_error(used, Errno::NOTDIR);
         };
         match rustix::fs::statat(parent, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) if file_type(&stat) == FileType::Symlink => link_refused(path),
-            Ok(_) => ToolError::failed(format!("{path} is a file, not a folder")),
+            Ok(stat) => match file_type(&stat) {
+                FileType::Symlink => link_refused(path),
+                FileType::RegularFile => {
+                    ToolError::failed(format!("{path} is a file, not a folder"))
+                }
+                _ => special_refused(path),
+            },
             Err(e) => self.io_error(used, e),
         }
     }
@@ -308,10 +313,10 @@ impl HostDir {
     pub(crate) fn write(&self, names: &[OsString], content: &str) -> Result<()> {
         self.check_length(names)?;
         let Some((name, parents)) = names.split_last() else {
-            return Err(ToolError::failed(format!(
-                "{}/ is a folder; choose a file path below it",
-                self.mount
-            )));
+            return Err(ToolError::InvalidPath {
+                path: self.mount.clone(),
+                reason: "it is a granted folder itself; choose a file path below it".to_owned(),
+            });
         };
         let (dir, mut used) = self.open_dir(parents, false, true)?;
         used.push(name.clone());

@@ -4,6 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod suite {
+    mod boundary;
+    mod boundary_corpus;
     mod fs_tools;
     mod registry;
 }
