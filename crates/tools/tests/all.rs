@@ -6,6 +6,8 @@
 mod suite {
     mod boundary;
     mod boundary_corpus;
+    mod boundary_races;
+    mod composite_fs;
     mod fs_tools;
     mod registry;
 }

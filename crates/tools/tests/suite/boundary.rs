@@ -74,10 +74,12 @@ impl Attack {
     }
 }
 
+type MountsHook = Box<dyn FnOnce(&mut Mounts) + Send>;
+
 /// Mounts that can be changed between calls and run a hook on the next read.
 pub(super) struct LabMounts {
     current: Mutex<Mounts>,
-    hook: Mutex<Option<Box<dyn FnOnce(&mut Mounts) + Send>>>,
+    hook: Mutex<Option<MountsHook>>,
 }
 
 impl fmt::Debug for LabMounts {
@@ -173,7 +175,7 @@ impl Lab {
         std::fs::hard_link(outside.join("hard-source.txt"), rw.join("hard.txt")).unwrap();
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &rw.join("fifo"),
+            rw.join("fifo"),
             rustix::fs::FileType::Fifo,
             rustix::fs::Mode::from_raw_mode(0o644),
             0,
