@@ -134,11 +134,12 @@ impl CompositeFs {
     }
 }
 
-/// Creates the memory folder on first use.
+/// Creates the memory folder on first use; its real path, so a data folder
+/// reached through a link still works with no-follow opens.
 async fn ensure_dir(root: PathBuf) -> Result<PathBuf> {
     blocking(move || {
         std::fs::create_dir_all(&root)
-            .map(|()| root.clone())
+            .and_then(|()| std::fs::canonicalize(&root))
             .map_err(|e| {
                 ToolError::failed(format!(
                     "the memory folder {} cannot be created: {e}",

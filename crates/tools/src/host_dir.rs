@@ -303,6 +303,12 @@ impl HostDir {
             .take(READ_MAX_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| ToolError::failed(format!("{path}: {e}")))?;
+        // Some files (e.g. in /proc) report size 0 and are longer.
+        if bytes.len() as u64 > READ_MAX_BYTES {
+            return Err(ToolError::failed(format!(
+                "{path} is too large to read as text (over {READ_MAX_BYTES} bytes)"
+            )));
+        }
         String::from_utf8(bytes).map_err(|_| ToolError::Binary { path })
     }
 

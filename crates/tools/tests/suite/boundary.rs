@@ -153,7 +153,7 @@ impl Lab {
         put("ro/rw/swapdir/f.txt", "inside swap\n");
         put("ro/rw/sub/b.md", "rw sub b\n");
         put("data/memories/m.md", "memory\n");
-        put("data/app.db", "app data\n");
+        put("data/app.db", "S3CR3T-CONTENT-app-data\n");
         let outside = root.join("outside");
         let secret = outside.join("outside-secret.txt");
         let ro = root.join("ro");

@@ -167,3 +167,28 @@ async fn a_hard_link_is_readable_but_a_write_replaces_it() {
     use std::os::unix::fs::MetadataExt as _;
     assert_eq!(std::fs::metadata(&outside).unwrap().nlink(), 1);
 }
+
+/// Case-only and NFKC-ambiguous names never resolve to a neighbour.
+#[tokio::test]
+async fn case_only_and_ambiguous_names_reach_exactly_their_own_file() {
+    let lab = Lab::new();
+    for (path, expected) in [
+        ("/local/ro/Collide.md", "upper collide"),
+        ("/local/ro/collide.md", "lower collide"),
+        ("/local/ro/%C3%85.md", "nfc angstrom"),
+        ("/local/ro/A%CC%8A.md", "nfd angstrom"),
+    ] {
+        let page = lab
+            .call("read_file", json!({"file_path": path}))
+            .await
+            .unwrap();
+        assert_eq!(page, format!("     1\t{expected}"), "{path}");
+    }
+    // U+212B ANGSTROM SIGN normalizes to both names above: ambiguous, so
+    // neither is read.
+    let err = lab
+        .call("read_file", json!({"file_path": "/local/ro/\u{212b}.md"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::NotFound { .. }), "{err:?}");
+}
