@@ -129,7 +129,7 @@ impl CompositeFs {
         }
     }
 
-    async fn all_grants(&self) -> Result<Mounts> {
+    async fn current_mounts(&self) -> Result<Mounts> {
         self.mounts.mounts().await
     }
 }
@@ -263,7 +263,7 @@ impl FileSystem for CompositeFs {
         match route(dir) {
             Route::State => self.state.list_bounded(dir).await,
             Route::Root => {
-                let mounts = self.all_grants().await?;
+                let mounts = self.current_mounts().await?;
                 let mut items: Vec<DirEntry> = self
                     .state
                     .list("/")
@@ -290,7 +290,7 @@ impl FileSystem for CompositeFs {
             }
             Route::Grants => {
                 let mut items: Vec<DirEntry> = self
-                    .all_grants()
+                    .current_mounts()
                     .await?
                     .grants
                     .iter()
@@ -322,7 +322,7 @@ impl FileSystem for CompositeFs {
             Route::State => return self.state.walk(dir).await,
             Route::Memories { .. } | Route::Grant { .. } => vec![dir.to_owned()],
             Route::Root | Route::Grants => {
-                let mounts = self.all_grants().await?;
+                let mounts = self.current_mounts().await?;
                 let mut roots: Vec<String> = mounts
                     .grants
                     .iter()
