@@ -31,6 +31,12 @@ fn tool_card_has(texts: &[&str], error: bool) -> String {
 async fn approve(app: &App, path: &str) -> Result<()> {
     let card = app.text("[data-testid=approval-card]").await?;
     anyhow::ensure!(card.contains(path), "the approval card shows {card:?}");
+    // A long feed can leave the card's buttons under the sticky composer.
+    app.eval(
+        "document.querySelector('[data-testid=approval-card] [data-testid=approve]')
+            .scrollIntoView({block: 'center'}); return null;",
+    )
+    .await?;
     app.click("[data-testid=approval-card] [data-testid=approve]")
         .await
 }
@@ -134,4 +140,55 @@ async fn a_granted_folder_is_read_refused_a_write_then_written_once_allowed() ->
         Ok(())
     })
     .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn memories_are_created_edited_and_deleted_in_settings() -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    let memories = sandbox.data_root().join("memories");
+    let app = App::start(&sandbox, "memory").await?;
+    app.run(async |app| {
+        app.click("[data-testid=rail-settings]").await?;
+        app.click("[data-testid=settings-memory]").await?;
+        // Off by default, and the page says what that means.
+        app.find("[data-testid=memory-off]").await?;
+        app.find("[data-testid=memory-empty]").await?;
+
+        app.click("[data-testid=memory-new]").await?;
+        app.find("[data-testid=memory-name]")
+            .await?
+            .send_keys("pizza.md")
+            .await?;
+        app.find("[data-testid=memory-content]")
+            .await?
+            .send_keys("Prefers thin crust.")
+            .await?;
+        app.click("[data-testid=memory-save]").await?;
+        let row = app.text("[data-testid='memory-pizza.md']").await?;
+        anyhow::ensure!(row.contains("Prefers thin crust."), "row {row:?}");
+        anyhow::ensure!(
+            std::fs::read_to_string(memories.join("pizza.md"))? == "Prefers thin crust.",
+            "the file on disk"
+        );
+
+        app.click("[data-testid=memory-enabled]").await?;
+        app.wait_for_value(
+            "return document.querySelector('[data-testid=memory-off]') === null",
+            &json!(true),
+        )
+        .await?;
+
+        app.click("[data-testid='memory-pizza.md'] [aria-label='Delete pizza.md']")
+            .await?;
+        app.click("[data-testid=settings-confirm-ok]").await?;
+        app.find("[data-testid=memory-empty]").await?;
+        anyhow::ensure!(!memories.join("pizza.md").exists(), "deleted on disk");
+        Ok(())
+    })
+    .await?;
+    let store = pizza_store::Store::open(sandbox.data_root()).await?;
+    let enabled: bool = store.setting("memory.enabled").await?;
+    store.close().await;
+    anyhow::ensure!(enabled, "the memory switch was saved");
+    Ok(())
 }
