@@ -3,6 +3,8 @@
 
 mod app;
 mod folders;
+mod grants;
+mod memory;
 mod providers;
 mod runs;
 mod settings;
@@ -15,6 +17,8 @@ pub(crate) fn register_all(registry: &mut CommandRegistry) {
     settings::register(registry);
     threads::register(registry);
     folders::register(registry);
+    grants::register(registry);
+    memory::register(registry);
     providers::register(registry);
     runs::register(registry);
 }

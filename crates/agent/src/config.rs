@@ -4,6 +4,8 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::sync::Arc;
 
+use pizza_tools::{MEMORY_PROMPT, MountSource, Mounts, grants_line};
+
 /// Model calls one run may make (seed §4: a runaway-call ceiling).
 pub const DEFAULT_MAX_MODEL_CALLS: u32 = 40;
 /// The orchestrator's tool calls per run (setting `max_tool_calls`).
@@ -85,6 +87,9 @@ pub struct AgentConfig {
     /// Share of the context window the recent, unsummarized turns may keep.
     pub keep_recent: f64,
     pub max_output_tokens: Option<u32>,
+    /// Granted folders and the memory folder, read at every model call and
+    /// every filesystem operation. `None`: the thread's own files only.
+    pub mounts: Option<Arc<dyn MountSource>>,
 }
 
 impl Default for AgentConfig {
@@ -103,13 +108,16 @@ impl Default for AgentConfig {
             summarize_at: DEFAULT_SUMMARIZE_AT,
             keep_recent: 0.3,
             max_output_tokens: None,
+            mounts: None,
         }
     }
 }
 
 impl AgentConfig {
-    /// The system prompt of one model call: base, persona, clock line.
-    pub(crate) fn system_prompt(&self) -> String {
+    /// The system prompt of one model call: base, persona, the memory
+    /// addendum while memory is on, the clock line and the granted folders.
+    /// The last two are transient: rebuilt per call, never stored.
+    pub(crate) fn system_prompt(&self, mounts: Option<&Mounts>) -> String {
         let mut prompt = self.base_prompt.clone();
         if let Some(persona) = self.persona.as_deref().map(str::trim)
             && !persona.is_empty()
@@ -117,8 +125,16 @@ impl AgentConfig {
             prompt.push_str("\n\n");
             prompt.extend(persona.chars().take(PERSONA_MAX_CHARS));
         }
+        if mounts.is_some_and(|m| m.memories.is_some()) {
+            prompt.push_str("\n\n");
+            prompt.push_str(MEMORY_PROMPT);
+        }
         prompt.push_str("\n\n");
         prompt.push_str(&clock_line(&self.clock.now()));
+        if let Some(line) = mounts.and_then(|m| grants_line(&m.grants)) {
+            prompt.push('\n');
+            prompt.push_str(&line);
+        }
         prompt
     }
 
@@ -159,13 +175,37 @@ mod tests {
             clock: Arc::new(FixedClock(at("2026-03-04T09:15:00Z[UTC]"))),
             ..AgentConfig::default()
         };
-        let prompt = config.system_prompt();
+        let prompt = config.system_prompt(None);
         assert!(prompt.starts_with(BASE_PROMPT));
         assert_eq!(
             prompt.matches('p').count() - BASE_PROMPT.matches('p').count(),
             8_000
         );
         assert!(prompt.ends_with("09:15 (UTC, UTC+00:00)."), "{prompt}");
+    }
+
+    #[test]
+    fn memory_and_grants_lines_follow_the_mounts() {
+        let config = AgentConfig {
+            clock: Arc::new(FixedClock(at("2026-03-04T09:15:00Z[UTC]"))),
+            ..AgentConfig::default()
+        };
+        let off = config.system_prompt(Some(&Mounts::default()));
+        assert!(!off.contains(MEMORY_PROMPT));
+        assert!(off.ends_with("(UTC, UTC+00:00)."), "{off}");
+        let on = Mounts {
+            grants: vec![pizza_tools::Grant {
+                id: "notes".into(),
+                path: "/home/p/notes".into(),
+                access: pizza_tools::Access::ReadOnly,
+            }],
+            memories: Some("/data/memories".into()),
+        };
+        let prompt = config.system_prompt(Some(&on));
+        assert!(prompt.contains(MEMORY_PROMPT));
+        let last = prompt.lines().last().unwrap_or_default();
+        assert_eq!(Some(last.to_owned()), grants_line(&on.grants));
+        assert!(last.contains("/local/notes/"), "{last}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use pizza_llm::{CancellationToken, Usage};
 use pizza_protocol::{RunEvent, RunStatus};
 use pizza_store::{FileChange, Message as StoredMessage, NewMessage, StepCommit};
-use pizza_tools::ThreadFiles;
+use pizza_tools::{CompositeFs, FileSystem, ThreadFiles};
 use serde_json::Value;
 
 use crate::agent::{Agent, RunInput, RunOutcome};
@@ -61,6 +61,9 @@ pub(crate) struct RunLoop<'a> {
     /// The committed transcript, kept in step with each commit.
     pub(crate) messages: Vec<StoredMessage>,
     pub(crate) files: ThreadFiles,
+    /// What every tool call of the run works through: `files`, plus the
+    /// granted folders and memories when the agent has mounts.
+    pub(crate) fs: Arc<dyn FileSystem>,
     pub(crate) usage: Usage,
 }
 
@@ -79,6 +82,7 @@ impl<'a> RunLoop<'a> {
             cancel,
             messages: Vec::new(),
             files: ThreadFiles::default(),
+            fs: Arc::new(ThreadFiles::default()),
             usage: Usage::default(),
         }
     }
@@ -154,6 +158,10 @@ impl<'a> RunLoop<'a> {
                 .map(|(path, file)| (path, file.content))
                 .collect::<BTreeMap<_, _>>(),
         );
+        self.fs = match &self.agent.config.mounts {
+            Some(mounts) => Arc::new(CompositeFs::new(self.files.clone(), Arc::clone(mounts))),
+            None => Arc::new(self.files.clone()),
+        };
         self.messages = state.messages;
         Ok(())
     }

@@ -2,6 +2,8 @@
 
 mod data_root;
 mod error;
+mod grants;
+mod memory;
 mod providers;
 mod runs;
 mod secrets;
@@ -78,6 +80,8 @@ struct Inner {
     providers: providers::ProviderState,
     events: broadcast::Sender<AppEvent>,
     runs: runs::Runs,
+    /// Serialises grant changes so the overlap check and the write agree.
+    grant_changes: tokio::sync::Mutex<()>,
 }
 
 impl Host {
@@ -93,10 +97,14 @@ impl Host {
         .await?;
         // Before any run can start: what was live when the app died is not.
         runs::recovery::interrupt_live_runs(&store).await?;
+        let mounts: Arc<dyn pizza_tools::MountSource> =
+            grants::HostMounts::new(store.clone(), data_root.path().join(memory::MEMORIES_DIR));
+        let mut config = runs::agent_config(&store).await;
+        config.mounts = Some(mounts);
         let agent = pizza_agent::Agent::new(
             store.clone(),
             pizza_tools::ToolRegistry::with_builtins(),
-            runs::agent_config(&store).await,
+            config,
         );
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
@@ -106,6 +114,7 @@ impl Host {
                 providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
                 events: broadcast::channel(EVENT_BUFFER).0,
                 runs: runs::Runs::new(agent),
+                grant_changes: tokio::sync::Mutex::new(()),
             }),
         })
     }

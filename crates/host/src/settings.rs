@@ -1,10 +1,12 @@
-//! `settings_get` / `settings_update`: UI preferences in the store's settings
+//! `settings_get` / `settings_update`: preferences in the store's settings
 //! table, one key per preference so a bad value only resets itself.
 
 use crate::Host;
 use pizza_protocol::{ApiError, Settings, SettingsGetParams, SettingsPatch, Theme};
 
 const THEME: &str = "ui.theme";
+/// Whether the agent sees `/memories/` (off unless the person turns it on).
+pub(crate) const MEMORIES_ENABLED: &str = "memory.enabled";
 
 impl Host {
     pub async fn settings_get(&self, _params: SettingsGetParams) -> Result<Settings, ApiError> {
@@ -13,10 +15,33 @@ impl Host {
             .setting(THEME)
             .await
             .map_err(crate::HostError::from)?;
-        Ok(Settings { theme })
+        Ok(Settings {
+            theme,
+            memories_enabled: self.memories_enabled().await?,
+        })
     }
 
     pub async fn settings_update(&self, patch: SettingsPatch) -> Result<Settings, ApiError> {
+        if let Some(enabled) = patch.memories_enabled {
+            if enabled {
+                // The folder exists (private) before the agent is told about it.
+                let dir = self.memories_dir();
+                tokio::task::spawn_blocking(move || crate::memory::ensure_memories_dir(&dir))
+                    .await
+                    .map_err(|e| ApiError::general("Could not create the memories folder.").with_details(e.to_string()))?
+                    .map_err(|e| {
+                        ApiError::general(format!(
+                            "Could not create the memories folder {}. Check that the data folder is writable.",
+                            self.memories_dir().display()
+                        ))
+                        .with_details(e.to_string())
+                    })?;
+            }
+            self.store()
+                .set_setting(MEMORIES_ENABLED, &enabled)
+                .await
+                .map_err(crate::HostError::from)?;
+        }
         if let Some(theme) = patch.theme {
             self.store()
                 .set_setting(THEME, &theme)
@@ -24,5 +49,14 @@ impl Host {
                 .map_err(crate::HostError::from)?;
         }
         self.settings_get(SettingsGetParams {}).await
+    }
+
+    /// The memory setting as stored (off when missing or unreadable).
+    pub(crate) async fn memories_enabled(&self) -> Result<bool, ApiError> {
+        Ok(self
+            .store()
+            .setting::<bool>(MEMORIES_ENABLED)
+            .await
+            .map_err(crate::HostError::from)?)
     }
 }

@@ -64,6 +64,24 @@ commands! {
     /// Writes the thread to a file as Markdown or JSON Lines.
     ThreadExport = "thread_export", crate::ThreadExportParams => crate::ThreadExportResponse;
 
+    /// Every granted folder.
+    GrantList = "grant_list", crate::GrantListParams => crate::GrantList;
+    /// Grants a folder (read-only unless asked); `CONFLICT` for overlaps.
+    GrantAdd = "grant_add", crate::GrantAddParams => crate::GrantView;
+    /// Makes a grant read-only or writable.
+    GrantUpdate = "grant_update", crate::GrantUpdateParams => crate::GrantView;
+    /// Removes a grant; the next tool call no longer sees the folder.
+    GrantRemove = "grant_remove", crate::GrantRemoveParams => ();
+
+    /// The memory files, with previews, and whether the agent sees them.
+    MemoryList = "memory_list", crate::MemoryListParams => crate::MemoryList;
+    /// One memory file's whole content.
+    MemoryGet = "memory_get", crate::MemoryNameParams => crate::MemoryFile;
+    /// Creates or replaces a memory file.
+    MemoryWrite = "memory_write", crate::MemoryWriteParams => crate::MemoryFile;
+    /// Deletes a memory file.
+    MemoryDelete = "memory_delete", crate::MemoryNameParams => ();
+
     FolderCreate = "folder_create", crate::FolderCreateParams => crate::Folder;
     FolderList = "folder_list", crate::FolderListParams => Vec<crate::Folder>;
     /// Renames or reorders a folder.

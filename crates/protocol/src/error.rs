@@ -61,6 +61,17 @@ impl fmt::Display for ErrorCode {
     }
 }
 
+/// A finer reason beside the code, for the few refusals a client answers
+/// with a specific action (never parsed from the message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorReason {
+    /// A folder grant overlaps the app's data folder: ask the user, then
+    /// repeat the call with `acknowledge_data_root`.
+    OverlapsDataRoot,
+}
+
 /// A failure as the UI sees it: a stable code, a sentence that says what to
 /// do, and whether retrying can help.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,6 +82,8 @@ pub struct ApiError {
     /// The underlying cause (e.g. a provider's own message) for a details view.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<ErrorReason>,
 }
 
 impl ApiError {
@@ -80,6 +93,7 @@ impl ApiError {
             message: message.into(),
             retryable: code.default_retryable(),
             details: None,
+            reason: None,
         }
     }
 
@@ -98,6 +112,12 @@ impl ApiError {
     #[must_use]
     pub fn with_details(mut self, details: impl Into<String>) -> Self {
         self.details = Some(details.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_reason(mut self, reason: ErrorReason) -> Self {
+        self.reason = Some(reason);
         self
     }
 
@@ -130,6 +150,13 @@ mod tests {
         );
         let back: ApiError = serde_json::from_value(serde_json::to_value(&err).unwrap()).unwrap();
         assert_eq!(back, err);
+
+        let overlap = ApiError::new(ErrorCode::Conflict, "Overlaps the data folder.")
+            .with_reason(ErrorReason::OverlapsDataRoot);
+        assert_eq!(
+            serde_json::to_value(&overlap).unwrap()["reason"],
+            serde_json::json!("overlaps_data_root")
+        );
     }
 
     #[test]

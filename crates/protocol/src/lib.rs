@@ -5,6 +5,8 @@ mod command;
 mod error;
 mod event;
 mod folder;
+mod grant;
+mod memory;
 mod provider;
 mod run;
 mod run_commands;
@@ -13,11 +15,19 @@ mod thread;
 
 pub use app::{AppInfo, AppInfoParams, BuildProfile};
 pub use command::{COMMANDS, Command, cmd};
-pub use error::{ApiError, ErrorCode};
+pub use error::{ApiError, ErrorCode, ErrorReason};
 pub use event::AppEvent;
 pub use folder::{
     FOLDER_NAME_MAX, Folder, FolderCreateParams, FolderDeleteParams, FolderListParams,
     FolderUpdateParams,
+};
+pub use grant::{
+    GRANT_ID_MAX, GRANT_PATH_MAX, GrantAccess, GrantAddParams, GrantList, GrantListParams,
+    GrantRemoveParams, GrantUpdateParams, GrantView,
+};
+pub use memory::{
+    MEMORY_CONTENT_MAX, MEMORY_NAME_MAX, MEMORY_PREVIEW_CHARS, MemoryEntry, MemoryFile, MemoryList,
+    MemoryListParams, MemoryNameParams, MemoryWriteParams,
 };
 pub use provider::{
     AuthField, AuthFieldKind, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams,

@@ -28,6 +28,8 @@ impl Theme {
 #[serde(default)]
 pub struct Settings {
     pub theme: Theme,
+    /// Whether the agent reads and writes the memories folder (`/memories/`).
+    pub memories_enabled: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,4 +42,6 @@ pub struct SettingsGetParams {}
 pub struct SettingsPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<Theme>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memories_enabled: Option<bool>,
 }

@@ -5,6 +5,7 @@ mod clock;
 mod error;
 mod folders;
 mod fork;
+mod grants;
 mod messages;
 mod migrate;
 mod runs;
@@ -21,6 +22,7 @@ pub use checkpoints::{
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{DatabaseError, Error, Result};
 pub use folders::{Folder, FolderUpdate};
+pub use grants::{GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant};
 pub use messages::{MESSAGE_PAGE_MAX, Message, MessagePage, NewMessage, Role};
 pub use migrate::SCHEMA_VERSION;
 pub use runs::{

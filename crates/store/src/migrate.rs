@@ -17,14 +17,21 @@ pub(crate) struct Migration {
 }
 
 /// Ordered by version, starting at 1 with no gaps.
-pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "init",
-    sql: include_str!("../migrations/0001_init.sql"),
-}];
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "init",
+        sql: include_str!("../migrations/0001_init.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "grants",
+        sql: include_str!("../migrations/0002_grants.sql"),
+    },
+];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.

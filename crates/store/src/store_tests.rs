@@ -30,7 +30,7 @@ async fn table_exists(conn: &mut SqliteConnection, name: &str) -> bool {
 }
 
 const BAD: Migration = Migration {
-    version: 2,
+    version: SCHEMA_VERSION + 1,
     name: "bad",
     sql: "CREATE TABLE extra (x INTEGER); INSERT INTO no_such_table VALUES (1);",
 };
@@ -118,18 +118,20 @@ async fn failing_migration_on_existing_db_rolls_back() {
     store.set_setting("kept", &true).await.unwrap();
     store.close().await;
 
-    let migrations = [MIGRATIONS[0], BAD];
+    let migrations = [MIGRATIONS, &[BAD]].concat();
     let err = Store::open_with_migrations(dir.path(), StoreOptions::default(), &migrations)
         .await
         .unwrap_err();
     match &err {
-        Error::Migration { version, name, .. } => assert_eq!((*version, *name), (2, "bad")),
+        Error::Migration { version, name, .. } => {
+            assert_eq!((*version, *name), (SCHEMA_VERSION + 1, "bad"));
+        }
         other => panic!("expected Migration, got {other:?}"),
     }
     assert!(err.to_string().contains("no_such_table"), "{err}");
 
     let mut conn = raw(dir.path()).await;
-    assert_eq!(user_version(&mut conn).await, 1);
+    assert_eq!(user_version(&mut conn).await, SCHEMA_VERSION);
     assert!(!table_exists(&mut conn, "extra").await);
     conn.close().await.unwrap();
     let store = Store::open(dir.path()).await.unwrap();
@@ -139,12 +141,12 @@ async fn failing_migration_on_existing_db_rolls_back() {
 #[tokio::test]
 async fn failing_migration_on_fresh_db_leaves_it_empty() {
     let dir = tempfile::tempdir().unwrap();
-    let migrations = [MIGRATIONS[0], BAD];
+    let migrations = [MIGRATIONS, &[BAD]].concat();
     let err = Store::open_with_migrations(dir.path(), StoreOptions::default(), &migrations)
         .await
         .unwrap_err();
     assert!(
-        matches!(err, Error::Migration { version: 2, .. }),
+        matches!(err, Error::Migration { version, .. } if version == SCHEMA_VERSION + 1),
         "{err:?}"
     );
     let mut conn = raw(dir.path()).await;

@@ -8,6 +8,7 @@ mod suite {
     mod crash;
     mod folders;
     mod fork;
+    mod grants;
     mod runs;
     mod search;
     mod settings;

@@ -18,6 +18,9 @@ pub enum ToolError {
     NotFound { path: String },
     #[error("{path}: permission denied: {reason}")]
     PermissionDenied { path: String, reason: String },
+    /// A file that is not UTF-8 text.
+    #[error("{path} is a binary file (not UTF-8 text); only text files can be read")]
+    Binary { path: String },
     #[error("cancelled")]
     Cancelled,
     /// Anything else; the message says what to do.

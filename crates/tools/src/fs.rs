@@ -14,6 +14,15 @@ pub struct DirEntry {
     pub size: u64,
 }
 
+/// A listing that may have stopped early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bounded<T> {
+    pub items: Vec<T>,
+    /// Set when something was left out: a sentence for the model saying
+    /// what and how to narrow down.
+    pub truncated: Option<String>,
+}
+
 /// A filesystem of absolute virtual paths (see [`crate::normalize_path`]).
 ///
 /// Implementations receive normalized paths. Directories are implied by the
@@ -30,4 +39,26 @@ pub trait FileSystem: Send + Sync + Debug {
     async fn read(&self, path: &str) -> Result<String>;
     /// Creates or replaces the file.
     async fn write(&self, path: &str, content: String) -> Result<()>;
+    /// Whether `path` may be written, checked before a tool does any work
+    /// (an edit to a read-only file is refused as such, not as a mismatch).
+    async fn check_writable(&self, path: &str) -> Result<()> {
+        let _ = path;
+        Ok(())
+    }
+    /// [`FileSystem::list`], saying so when entries were left out (a large
+    /// host folder). The tools call this one.
+    async fn list_bounded(&self, dir: &str) -> Result<Bounded<DirEntry>> {
+        Ok(Bounded {
+            items: self.list(dir).await?,
+            truncated: None,
+        })
+    }
+    /// [`FileSystem::files_under`], saying so when the walk stopped early.
+    /// The tools call this one.
+    async fn walk(&self, dir: &str) -> Result<Bounded<String>> {
+        Ok(Bounded {
+            items: self.files_under(dir).await?,
+            truncated: None,
+        })
+    }
 }

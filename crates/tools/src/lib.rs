@@ -1,8 +1,12 @@
 #![doc = include_str!("../README.md")]
 
 mod builtin;
+mod composite;
 mod error;
 mod fs;
+mod grant;
+mod host_dir;
+mod host_path;
 mod path;
 mod registry;
 mod schema;
@@ -13,8 +17,14 @@ pub use builtin::{
     EditFile, Glob, Grep, Ls, READ_DEFAULT_LIMIT, READ_MAX_CHARS, ReadFile, WriteFile,
     builtin_tools,
 };
+pub use composite::CompositeFs;
 pub use error::{Result, ToolError};
-pub use fs::{DirEntry, FileSystem};
+pub use fs::{Bounded, DirEntry, FileSystem};
+pub use grant::{
+    Access, GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant, GrantError, MEMORY_PROMPT,
+    MountSource, Mounts, canonical_grant_path, check_grant, grants_line, suggest_grant_id,
+    validate_grant_id,
+};
 pub use path::normalize_path;
 pub use registry::ToolRegistry;
 pub use schema::validate as validate_schema;

@@ -4,6 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod suite {
+    mod boundary;
+    mod boundary_corpus;
+    mod boundary_races;
+    mod composite_fs;
     mod fs_tools;
     mod registry;
 }

@@ -4,6 +4,9 @@ use crate::app::AppState;
 use crate::ipc::invoke;
 use crate::theme;
 
+mod confirm;
+mod files;
+mod memory;
 mod providers;
 use leptos::prelude::*;
 use pizza_protocol::{BuildProfile, SettingsPatch, Theme, cmd};
@@ -12,16 +15,26 @@ use pizza_protocol::{BuildProfile, SettingsPatch, Theme, cmd};
 pub(crate) enum Section {
     General,
     Providers,
+    Files,
+    Memory,
     About,
 }
 
 impl Section {
-    const ALL: [Section; 3] = [Section::General, Section::Providers, Section::About];
+    const ALL: [Section; 5] = [
+        Section::General,
+        Section::Providers,
+        Section::Files,
+        Section::Memory,
+        Section::About,
+    ];
 
     fn label(self) -> &'static str {
         match self {
             Self::General => "General",
             Self::Providers => "Providers",
+            Self::Files => "Files",
+            Self::Memory => "Memory",
             Self::About => "About",
         }
     }
@@ -73,6 +86,8 @@ pub(crate) fn SettingsPane() -> impl IntoView {
         {move || match current.get() {
             Section::General => view! { <General /> }.into_any(),
             Section::Providers => view! { <providers::Providers /> }.into_any(),
+            Section::Files => view! { <files::Files /> }.into_any(),
+            Section::Memory => view! { <memory::Memory /> }.into_any(),
             Section::About => view! { <About /> }.into_any(),
         }}
     }
@@ -87,7 +102,11 @@ fn General() -> impl IntoView {
         let previous = state.settings.get_untracked().theme;
         theme::apply(theme);
         leptos::task::spawn_local(async move {
-            match invoke::<cmd::SettingsUpdate>(&SettingsPatch { theme: Some(theme) }).await {
+            let patch = SettingsPatch {
+                theme: Some(theme),
+                ..SettingsPatch::default()
+            };
+            match invoke::<cmd::SettingsUpdate>(&patch).await {
                 Ok(settings) => {
                     state.settings.set(settings);
                     error.set(None);

@@ -19,7 +19,8 @@ pub(crate) const FILTERED_NOTICE: &str =
 impl RunLoop<'_> {
     /// One model call and the commit of its answer.
     pub(super) async fn model_turn(&mut self) -> Result<Next, Stop> {
-        let system = self.agent.config.system_prompt();
+        let mounts = self.read_mounts().await;
+        let system = self.agent.config.system_prompt(mounts.as_ref());
         let tools = self.agent.tools.specs();
         let messages = summarize::prepare(self, &system, &tools).await?;
         let request = ModelRequest {
@@ -62,6 +63,19 @@ impl RunLoop<'_> {
             Ok(Next::Continue)
         } else {
             Ok(Next::Done(RunOutcome::new(RunStatus::Succeeded)))
+        }
+    }
+
+    /// The mounts right now; on a failure the prompt just omits them (the
+    /// filesystem refuses the same way, so the model is never misled).
+    async fn read_mounts(&self) -> Option<pizza_tools::Mounts> {
+        let source = self.agent.config.mounts.as_ref()?;
+        match source.mounts().await {
+            Ok(mounts) => Some(mounts),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the mounts for the system prompt");
+                None
+            }
         }
     }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use pizza_protocol::{ApprovalRequest, DecisionKind, Interrupt, RunEvent, RunStatus};
-use pizza_tools::{FileSystem, ToolContext, ToolError};
+use pizza_tools::{ToolContext, ToolError};
 use serde_json::Value;
 
 use super::{Next, RunLoop, Stop};
@@ -94,7 +94,7 @@ impl RunLoop<'_> {
 
     /// Runs the calls in parallel, committing each result as it arrives.
     async fn run_ready(&mut self, ready: Vec<Ready>) -> Result<(), Stop> {
-        let fs: Arc<dyn FileSystem> = Arc::new(self.files.clone());
+        let fs = Arc::clone(&self.fs);
         let mut running = FuturesUnordered::new();
         let mut unfinished = Vec::new();
         for Ready { call, edited } in ready {

@@ -59,17 +59,20 @@ impl Tool for Ls {
         let args: LsArgs = parse(self.name(), args)?;
         let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
         check_cancel(&cancel)?;
-        let entries = ctx.fs.list(&dir).await?;
-        if entries.is_empty() {
+        let listing = ctx.fs.list_bounded(&dir).await?;
+        if listing.items.is_empty() && listing.truncated.is_none() {
             return Ok(format!("{dir} is empty."));
         }
         let mut out = String::new();
-        for entry in entries {
+        for entry in listing.items {
             if entry.is_dir {
                 let _ = writeln!(out, "{}/", entry.path);
             } else {
                 let _ = writeln!(out, "{} ({} bytes)", entry.path, entry.size);
             }
+        }
+        if let Some(note) = listing.truncated {
+            out.push_str(&note);
         }
         Ok(out.trim_end().to_owned())
     }

@@ -76,18 +76,27 @@ impl Tool for Glob {
         let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
         let glob = matcher(self.name(), &dir, &args.pattern)?;
         check_cancel(&cancel)?;
-        let matches: Vec<String> = ctx
-            .fs
-            .files_under(&dir)
-            .await?
+        let walked = ctx.fs.walk(&dir).await?;
+        let matches: Vec<String> = walked
+            .items
             .into_iter()
             .filter(|path| glob.is_match(path))
             .collect();
         if matches.is_empty() {
-            return Ok(format!("No files match {:?} in {dir}.", args.pattern));
+            let none = format!("No files match {:?} in {dir}.", args.pattern);
+            return Ok(with_note(none, walked.truncated));
         }
-        Ok(capped(matches))
+        Ok(with_note(capped(matches), walked.truncated))
     }
+}
+
+/// `out` followed by the walk's note, if it stopped early.
+fn with_note(mut out: String, note: Option<String>) -> String {
+    if let Some(note) = note {
+        out.push('\n');
+        out.push_str(&note);
+    }
+    out
 }
 
 fn capped(lines: Vec<String>) -> String {
@@ -179,12 +188,23 @@ impl Tool for Grep {
             None => None,
         };
         let mut results = Vec::new();
-        for path in ctx.fs.files_under(&dir).await? {
+        let walked = ctx.fs.walk(&dir).await?;
+        let mut unreadable = 0usize;
+        for path in walked.items {
             check_cancel(&cancel)?;
             if filter.as_ref().is_some_and(|f| !f.is_match(&path)) {
                 continue;
             }
-            let content = ctx.fs.read(&path).await?;
+            // A binary, oversized or vanished file in a granted folder does
+            // not end the search; it is counted below.
+            let content = match ctx.fs.read(&path).await {
+                Ok(content) => content,
+                Err(ToolError::Cancelled) => return Err(ToolError::Cancelled),
+                Err(_) => {
+                    unreadable += 1;
+                    continue;
+                }
+            };
             let mut count = 0usize;
             for (index, line) in content.lines().enumerate() {
                 if regex.is_match(line) {
@@ -200,9 +220,19 @@ impl Tool for Grep {
                 _ => {}
             }
         }
-        if results.is_empty() {
-            return Ok(format!("No matches for {:?} in {dir}.", args.pattern));
+        let mut note = walked.truncated;
+        if unreadable > 0 {
+            let skipped =
+                format!("[{unreadable} files were skipped: binary, too large or unreadable.]");
+            note = Some(match note {
+                Some(n) => format!("{n}\n{skipped}"),
+                None => skipped,
+            });
         }
-        Ok(capped(results))
+        if results.is_empty() {
+            let none = format!("No matches for {:?} in {dir}.", args.pattern);
+            return Ok(with_note(none, note));
+        }
+        Ok(with_note(capped(results), note))
     }
 }

@@ -50,6 +50,7 @@ impl Tool for WriteFile {
         let args: WriteArgs = parse(self.name(), args)?;
         let path = normalize_path(&args.file_path)?;
         check_cancel(&cancel)?;
+        ctx.fs.check_writable(&path).await?;
         let existed = ctx.fs.read(&path).await.is_ok();
         let chars = args.content.chars().count();
         ctx.fs.write(&path, args.content).await?;
@@ -117,6 +118,7 @@ impl Tool for EditFile {
             ));
         }
         check_cancel(&cancel)?;
+        ctx.fs.check_writable(&path).await?;
         let content = ctx.fs.read(&path).await?;
         let count = content.matches(&args.old_string).count();
         let updated = match count {
