@@ -119,7 +119,7 @@ async fn a_message_streams_an_answer_that_is_kept() -> Result<()> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_approval_card_gates_write_file_and_a_401_asks_for_the_key() -> Result<()> {
+async fn an_approval_card_edits_write_file_and_a_401_asks_for_the_key() -> Result<()> {
     let mock = openai_mock().await?;
     let completions = "/v1/chat/completions";
     mock.push_for(
@@ -146,8 +146,22 @@ async fn an_approval_card_gates_write_file_and_a_401_asks_for_the_key() -> Resul
             card.contains("Write file") && card.contains("/report.md"),
             "the approval card shows {card:?}"
         );
-        app.click("[data-testid=approval-card] [data-testid=approve]")
+        // Edit in the fields view: change the content, revert, change again.
+        app.click("[data-testid=approval-card] [data-testid=edit]")
             .await?;
+        let content = app.find("[data-testid=edit-field-content]").await?;
+        content.clear().await?;
+        content.send_keys("Changed my mind").await?;
+        app.click("[data-testid=edit-revert]").await?;
+        app.wait_for_value(
+            "return document.querySelector('[data-testid=edit-field-content]').value",
+            &json!("# Report\nAll good.\n"),
+        )
+        .await?;
+        let content = app.find("[data-testid=edit-field-content]").await?;
+        content.clear().await?;
+        content.send_keys("Edited by hand.").await?;
+        app.click("[data-testid=edit-save]").await?;
         app.wait_for_value(&feed_has(&["The report is written."]), &json!(true))
             .await?;
         app.find("[data-testid=composer-send]").await?;
@@ -180,11 +194,7 @@ async fn an_approval_card_gates_write_file_and_a_401_asks_for_the_key() -> Resul
         .files
         .get("/report.md")
         .ok_or_else(|| anyhow!("no /report.md in {:?}", state.files.keys()))?;
-    anyhow::ensure!(
-        report.content == "# Report\nAll good.\n",
-        "{:?}",
-        report.content
-    );
+    anyhow::ensure!(report.content == "Edited by hand.", "{:?}", report.content);
     store.close().await;
     Ok(())
 }

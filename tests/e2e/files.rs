@@ -31,12 +31,6 @@ fn tool_card_has(texts: &[&str], error: bool) -> String {
 async fn approve(app: &App, path: &str) -> Result<()> {
     let card = app.text("[data-testid=approval-card]").await?;
     anyhow::ensure!(card.contains(path), "the approval card shows {card:?}");
-    // A long feed can leave the card's buttons under the sticky composer.
-    app.eval(
-        "document.querySelector('[data-testid=approval-card] [data-testid=approve]')
-            .scrollIntoView({block: 'center'}); return null;",
-    )
-    .await?;
     app.click("[data-testid=approval-card] [data-testid=approve]")
         .await
 }

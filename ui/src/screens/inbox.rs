@@ -1,6 +1,7 @@
 //! The inbox: the sidebar (views, search, folders, threads) and the thread pane.
 
 mod approval;
+mod approval_edit;
 mod composer;
 mod folders;
 mod live;

@@ -2,6 +2,7 @@
 //! with its humanized name and typed arguments, and Approve / Edit / Reject /
 //! Respond. The decisions go to `run_respond` once every call has one.
 
+use super::approval_edit::EditArguments;
 use super::message::humanize;
 use super::stream::RunState;
 use crate::ipc::invoke;
@@ -62,8 +63,18 @@ pub(crate) fn ApprovalCard(run: RunState, interrupt: Interrupt) -> impl IntoView
             }>{format!("Approve all {total}")}</button>
         }
     });
+    // A decision is waiting: bring the whole card into view, clear of the
+    // sticky composer (the pane's scroll padding).
+    let card = NodeRef::<leptos::html::Section>::new();
+    card.on_load(move |section| {
+        request_animation_frame(move || {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+            section.scroll_into_view_with_scroll_into_view_options(&options);
+        });
+    });
     view! {
-        <section class="approval" role="group" aria-label="Approval needed" data-testid="approval-card">
+        <section class="approval" role="group" aria-label="Approval needed" data-testid="approval-card" node_ref=card>
             {interrupt.requests.into_iter().map(|request| {
                 let call_id = request.call_id.clone();
                 let decided = move || decisions.with(|d| d.get(&call_id).map(Decision::kind));
@@ -89,10 +100,8 @@ fn RequestView(
     sending: RwSignal<bool>,
 ) -> impl IntoView {
     let mode = RwSignal::new(Mode::Buttons);
-    let original = serde_json::to_string_pretty(&request.arguments).unwrap_or_default();
-    let edited = RwSignal::new(original.clone());
+    let original = request.arguments.clone();
     let reply = RwSignal::new(String::new());
-    let problem = RwSignal::new(None::<String>);
     let allowed = request.allowed.clone();
     let can = move |kind| allowed.contains(&kind);
     let call_id = request.call_id.clone();
@@ -125,10 +134,7 @@ fn RequestView(
     let save_edit = {
         let decide = decide.clone();
         let call_id = call_id.clone();
-        move |_| match serde_json::from_str::<serde_json::Value>(&edited.get_untracked()) {
-            Ok(arguments) => decide(call_id.clone(), Decision::Edit { arguments }),
-            Err(error) => problem.set(Some(format!("Not valid JSON: {error}"))),
-        }
+        move |arguments| decide(call_id.clone(), Decision::Edit { arguments })
     };
     let send_reply = move |_| {
         let text = reply.get_untracked();
@@ -136,7 +142,6 @@ fn RequestView(
             decide(call_id.clone(), Decision::Respond { text });
         }
     };
-    let revert = original.clone();
     view! {
         <div class="approval__request" data-testid="approval-request">
             <h3 class="approval__title">{format!("{}?", humanize(&request.tool))}</h3>
@@ -146,20 +151,9 @@ fn RequestView(
                 Some(kind) => view! { <p class="approval__decided" data-testid="approval-decided">{decided_label(kind)}</p> }.into_any(),
                 None => match mode.get() {
                     Mode::Buttons => buttons.clone().into_any(),
-                    Mode::Edit => {
-                        let revert = revert.clone();
-                        let save_edit = save_edit.clone();
-                        view! {
-                            <textarea class="approval__json mono" rows="8" aria-label="Arguments (JSON)" data-testid="edit-json"
-                                prop:value=move || edited.get() on:input=move |ev| edited.set(event_target_value(&ev))></textarea>
-                            {move || problem.get().map(|p| view! { <p class="hint banner banner--error" role="alert">{p}</p> })}
-                            <div class="approval__buttons">
-                                <button class="button button--primary" data-testid="edit-save" on:click=save_edit>"Run with these arguments"</button>
-                                <button class="button" data-testid="edit-revert" on:click=move |_| { edited.set(revert.clone()); problem.set(None) }>"Revert"</button>
-                                <button class="button" on:click=move |_| mode.set(Mode::Buttons)>"Cancel"</button>
-                            </div>
-                        }.into_any()
-                    }
+                    Mode::Edit => view! {
+                        <EditArguments original=original.clone() save=save_edit.clone() cancel=move || mode.set(Mode::Buttons) />
+                    }.into_any(),
                     Mode::Respond => {
                         let send_reply = send_reply.clone();
                         view! {
