@@ -2,15 +2,19 @@
 
 mod data_root;
 mod error;
+mod notify;
 mod providers;
 mod runs;
 mod secrets;
 mod settings;
+mod shutdown;
 mod threads;
 
 pub use data_root::{DATA_VERSION, DataRoot};
 pub use error::{HostError, Result};
+pub use notify::{NoNotifier, Notification, NotificationKind, Notifier, NotifyError};
 pub use secrets::{NoSecretStore, SecretError, SecretStore};
+pub use shutdown::ShutdownReport;
 
 use pizza_protocol::{ApiError, AppEvent, AppInfo, AppInfoParams, BuildProfile, PROTOCOL_VERSION};
 use pizza_store::{Clock, Store, StoreOptions, SystemClock};
@@ -31,6 +35,9 @@ pub struct HostOptions {
     /// Where to look for a local Ollama that needs no configuration
     /// (`None`: don't look; tests turn it off).
     pub ollama_probe: Option<String>,
+    /// Where run outcomes are announced. The default has none: outcomes
+    /// show in the window only.
+    pub notifier: Arc<dyn Notifier>,
 }
 
 impl Default for HostOptions {
@@ -39,6 +46,7 @@ impl Default for HostOptions {
             clock: Arc::new(SystemClock),
             secrets: Arc::new(NoSecretStore),
             ollama_probe: Some(pizza_providers::OLLAMA_BASE_URL.to_owned()),
+            notifier: Arc::new(NoNotifier),
         }
     }
 }
@@ -55,6 +63,13 @@ impl HostOptions {
     #[must_use]
     pub fn with_ollama_probe(mut self, url: Option<String>) -> Self {
         self.ollama_probe = url;
+        self
+    }
+
+    /// The native notifications (or another [`Notifier`]) the app provides.
+    #[must_use]
+    pub fn with_notifier(mut self, notifier: Arc<dyn Notifier>) -> Self {
+        self.notifier = notifier;
         self
     }
 }
@@ -78,6 +93,7 @@ struct Inner {
     providers: providers::ProviderState,
     events: broadcast::Sender<AppEvent>,
     runs: runs::Runs,
+    notifications: notify::Notifications,
 }
 
 impl Host {
@@ -93,6 +109,7 @@ impl Host {
         .await?;
         // Before any run can start: what was live when the app died is not.
         runs::recovery::interrupt_live_runs(&store).await?;
+        notify::init_cursor(&store).await?;
         let agent = pizza_agent::Agent::new(
             store.clone(),
             pizza_tools::ToolRegistry::with_builtins(),
@@ -106,6 +123,7 @@ impl Host {
                 providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
                 events: broadcast::channel(EVENT_BUFFER).0,
                 runs: runs::Runs::new(agent),
+                notifications: notify::Notifications::new(options.notifier),
             }),
         })
     }
