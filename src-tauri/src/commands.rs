@@ -3,6 +3,7 @@
 
 mod app;
 mod folders;
+mod notifications;
 mod providers;
 mod runs;
 mod settings;
@@ -17,4 +18,5 @@ pub(crate) fn register_all(registry: &mut CommandRegistry) {
     folders::register(registry);
     providers::register(registry);
     runs::register(registry);
+    notifications::register(registry);
 }

@@ -40,6 +40,7 @@ async fn theme_survives_reopen() {
     let updated = host
         .settings_update(SettingsPatch {
             theme: Some(Theme::Dark),
+            ..SettingsPatch::default()
         })
         .await
         .unwrap();

@@ -105,6 +105,11 @@ commands! {
     ThreadViewing = "thread_viewing", crate::ThreadViewingParams => ();
     /// Ends a `thread_subscribe` stream; unknown ids are already ended.
     ThreadUnsubscribe = "thread_unsubscribe", crate::ThreadUnsubscribeParams => ();
+
+    /// Whether native notifications can be shown (a notification service is running).
+    NotificationStatus = "notification_status", crate::NotificationStatusParams => crate::NotificationStatus;
+    /// Takes the thread a clicked notification asks to show, once.
+    NotificationTakePending = "notification_take_pending", crate::NotificationTakePendingParams => Option<crate::ThreadId>;
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ mod command;
 mod error;
 mod event;
 mod folder;
+mod notification;
 mod provider;
 mod run;
 mod run_commands;
@@ -18,6 +19,9 @@ pub use event::AppEvent;
 pub use folder::{
     FOLDER_NAME_MAX, Folder, FolderCreateParams, FolderDeleteParams, FolderListParams,
     FolderUpdateParams,
+};
+pub use notification::{
+    NotificationStatus, NotificationStatusParams, NotificationTakePendingParams,
 };
 pub use provider::{
     AuthField, AuthFieldKind, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams,
@@ -33,7 +37,7 @@ pub use run_commands::{
     RunCancelParams, RunCancelResponse, RunRespondParams, RunStartParams, RunStartResponse,
     ThreadSubscribeParams, ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
-pub use settings::{Settings, SettingsGetParams, SettingsPatch, Theme};
+pub use settings::{NotificationPrefs, Settings, SettingsGetParams, SettingsPatch, Theme};
 pub use thread::{
     CheckpointView, ExportFormat, FolderId, FolderMove, MessageId, MessagePart, MessageView, Role,
     SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail, ThreadExportParams,

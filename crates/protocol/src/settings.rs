@@ -28,6 +28,27 @@ impl Theme {
 #[serde(default)]
 pub struct Settings {
     pub theme: Theme,
+    /// Which run outcomes become native notifications on this device.
+    pub notifications: NotificationPrefs,
+}
+
+/// Native notification toggles, kept per device. Both are on by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NotificationPrefs {
+    /// A run finished, failed or timed out.
+    pub run_finished: bool,
+    /// A run waits for the user's decision.
+    pub action_required: bool,
+}
+
+impl Default for NotificationPrefs {
+    fn default() -> Self {
+        Self {
+            run_finished: true,
+            action_required: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,4 +61,8 @@ pub struct SettingsGetParams {}
 pub struct SettingsPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<Theme>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify_run_finished: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify_action_required: Option<bool>,
 }

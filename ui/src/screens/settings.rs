@@ -87,7 +87,12 @@ fn General() -> impl IntoView {
         let previous = state.settings.get_untracked().theme;
         theme::apply(theme);
         leptos::task::spawn_local(async move {
-            match invoke::<cmd::SettingsUpdate>(&SettingsPatch { theme: Some(theme) }).await {
+            match invoke::<cmd::SettingsUpdate>(&SettingsPatch {
+                theme: Some(theme),
+                ..SettingsPatch::default()
+            })
+            .await
+            {
                 Ok(settings) => {
                     state.settings.set(settings);
                     error.set(None);
