@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod data_root;
+mod desktop;
 mod error;
 mod notify;
 mod providers;
@@ -11,6 +12,7 @@ mod shutdown;
 mod threads;
 
 pub use data_root::{DATA_VERSION, DataRoot};
+pub use desktop::{DesktopShell, ShortcutError};
 pub use error::{HostError, Result};
 pub use notify::{NoNotifier, Notification, NotificationKind, Notifier, NotifyError};
 pub use secrets::{NoSecretStore, SecretError, SecretStore};
@@ -93,6 +95,7 @@ struct Inner {
     providers: providers::ProviderState,
     events: broadcast::Sender<AppEvent>,
     runs: runs::Runs,
+    desktop: desktop::Desktop,
     notifications: notify::Notifications,
 }
 
@@ -123,6 +126,7 @@ impl Host {
                 providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
                 events: broadcast::channel(EVENT_BUFFER).0,
                 runs: runs::Runs::new(agent),
+                desktop: desktop::Desktop::default(),
                 notifications: notify::Notifications::new(options.notifier),
             }),
         })

@@ -2,6 +2,7 @@
 
 mod app;
 mod command;
+mod desktop;
 mod error;
 mod event;
 mod folder;
@@ -14,6 +15,10 @@ mod thread;
 
 pub use app::{AppInfo, AppInfoParams, BuildProfile};
 pub use command::{COMMANDS, Command, cmd};
+pub use desktop::{
+    DEFAULT_QUICK_ASK_SHORTCUT, QuickAskHideParams, QuickAskOpenThreadParams, ShortcutGetParams,
+    ShortcutSetParams, ShortcutStatus,
+};
 pub use error::{ApiError, ErrorCode};
 pub use event::AppEvent;
 pub use folder::{
