@@ -9,12 +9,14 @@ mod frames;
 mod ipc;
 mod keychain;
 mod logging;
+mod notifications;
 mod startup;
 
 use std::process::ExitCode;
 
 pub use ipc::CommandRegistry;
 pub use keychain::{KEYCHAIN_SERVICE, KeychainSecrets};
+pub use notifications::DesktopNotifier;
 
 /// Runs the app until the user quits; the exit code reports startup failures.
 pub fn run() -> ExitCode {

@@ -12,6 +12,7 @@ mod events;
 mod ipc;
 mod keys;
 mod markdown;
+mod notify;
 mod screens;
 mod shell;
 mod theme;

@@ -4,6 +4,7 @@ use crate::app::AppState;
 use crate::ipc::invoke;
 use crate::theme;
 
+mod notifications;
 mod providers;
 use leptos::prelude::*;
 use pizza_protocol::{BuildProfile, SettingsPatch, Theme, cmd};
@@ -12,16 +13,23 @@ use pizza_protocol::{BuildProfile, SettingsPatch, Theme, cmd};
 pub(crate) enum Section {
     General,
     Providers,
+    Notifications,
     About,
 }
 
 impl Section {
-    const ALL: [Section; 3] = [Section::General, Section::Providers, Section::About];
+    const ALL: [Section; 4] = [
+        Section::General,
+        Section::Providers,
+        Section::Notifications,
+        Section::About,
+    ];
 
     fn label(self) -> &'static str {
         match self {
             Self::General => "General",
             Self::Providers => "Providers",
+            Self::Notifications => "Notifications",
             Self::About => "About",
         }
     }
@@ -73,6 +81,7 @@ pub(crate) fn SettingsPane() -> impl IntoView {
         {move || match current.get() {
             Section::General => view! { <General /> }.into_any(),
             Section::Providers => view! { <providers::Providers /> }.into_any(),
+            Section::Notifications => view! { <notifications::Notifications /> }.into_any(),
             Section::About => view! { <About /> }.into_any(),
         }}
     }

@@ -1,0 +1,178 @@
+//! Native notifications over the freedesktop D-Bus service (notify-rust),
+//! with click-through: a click ("default" action) calls the handler set with
+//! [`DesktopNotifier::on_click`], which shows the window on the thread.
+//!
+//! Whether a notification service is there is asked with
+//! `GetServerInformation` and remembered for a minute, so a service that
+//! starts (or stops) later is noticed without asking per outcome.
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use pizza_host::{Notification, NotificationKind, Notifier, NotifyError};
+use pizza_protocol::ThreadId;
+
+/// How long an answer about the notification service is trusted.
+const RECHECK_AFTER: Duration = Duration::from_secs(60);
+/// The action a click on the notification's body invokes.
+const DEFAULT_ACTION: &str = "default";
+const APP_NAME: &str = "Pizza Bot";
+/// The icon name the installed package provides.
+const ICON: &str = "pizza-bot";
+
+type ClickHandler = Box<dyn Fn(ThreadId) + Send + Sync>;
+
+/// What the last look at the bus found.
+#[derive(Debug, Clone, Copy)]
+struct Service {
+    checked_at: Instant,
+    available: bool,
+    /// The server renders markup in bodies: text must be escaped.
+    markup: bool,
+}
+
+/// The app's [`Notifier`]: blocking D-Bus calls, made by the host off its
+/// async threads; each shown notification waits for its click on a thread of
+/// its own until the server reports it clicked or closed.
+#[derive(Clone, Default)]
+pub struct DesktopNotifier {
+    service: Arc<Mutex<Option<Service>>>,
+    on_click: Arc<OnceLock<ClickHandler>>,
+}
+
+impl std::fmt::Debug for DesktopNotifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DesktopNotifier")
+            .field("service", &self.service.lock().ok().and_then(|s| *s))
+            .field("on_click", &self.on_click.get().is_some())
+            .finish()
+    }
+}
+
+impl DesktopNotifier {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets what a click does (once; later calls are ignored). Clicks before
+    /// it is set are dropped, so set it before the first outcome is announced.
+    pub fn on_click(&self, handler: impl Fn(ThreadId) + Send + Sync + 'static) {
+        if self.on_click.set(Box::new(handler)).is_err() {
+            tracing::debug!("notification click handler already set");
+        }
+    }
+
+    /// The service as last seen, asking the bus again when that is old.
+    fn service(&self) -> Service {
+        let mut cached = self.service.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(service) = *cached
+            && service.checked_at.elapsed() < RECHECK_AFTER
+        {
+            return service;
+        }
+        let service = probe();
+        *cached = Some(service);
+        service
+    }
+
+    fn remember_unavailable(&self) {
+        *self.service.lock().unwrap_or_else(PoisonError::into_inner) = Some(Service {
+            checked_at: Instant::now(),
+            available: false,
+            markup: false,
+        });
+    }
+}
+
+fn probe() -> Service {
+    let available = match notify_rust::get_server_information() {
+        Ok(info) => {
+            tracing::info!(server = info.name, "notification service found");
+            true
+        }
+        Err(error) => {
+            tracing::debug!(%error, "no notification service");
+            false
+        }
+    };
+    let markup = available
+        && notify_rust::get_capabilities()
+            .map(|caps| caps.iter().any(|c| c == "body-markup"))
+            .unwrap_or(false);
+    Service {
+        checked_at: Instant::now(),
+        available,
+        markup,
+    }
+}
+
+/// Text as a markup-rendering server shows it literally.
+fn escape_markup(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+impl Notifier for DesktopNotifier {
+    fn show(&self, notification: Notification) -> Result<(), NotifyError> {
+        let service = self.service();
+        let body = if service.markup {
+            escape_markup(&notification.body)
+        } else {
+            notification.body
+        };
+        let category = match notification.kind {
+            NotificationKind::Failed => "transfer.error",
+            _ => "transfer.complete",
+        };
+        let handle = notify_rust::Notification::new()
+            .appname(APP_NAME)
+            .icon(ICON)
+            .summary(&notification.summary)
+            .body(&body)
+            .action(DEFAULT_ACTION, "Open")
+            .hint(notify_rust::Hint::Category(category.to_owned()))
+            .timeout(notify_rust::Timeout::Default)
+            .show()
+            .map_err(|error| {
+                // Don't try again until the next check says it is back.
+                self.remember_unavailable();
+                NotifyError::Unavailable {
+                    reason: error.to_string(),
+                }
+            })?;
+        let on_click = Arc::clone(&self.on_click);
+        let thread_id = notification.thread_id;
+        std::thread::Builder::new()
+            .name("notification-click".to_owned())
+            .spawn(move || {
+                handle.wait_for_action(|action| {
+                    if action != DEFAULT_ACTION {
+                        return;
+                    }
+                    match on_click.get() {
+                        Some(handler) => handler(thread_id),
+                        None => tracing::debug!("notification clicked before the app was ready"),
+                    }
+                });
+            })
+            .map_err(|error| NotifyError::Other {
+                reason: format!("could not wait for a click: {error}"),
+            })?;
+        Ok(())
+    }
+
+    fn available(&self) -> bool {
+        self.service().available
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape_markup;
+
+    #[test]
+    fn markup_is_shown_literally() {
+        assert_eq!(escape_markup("a <b> & c"), "a &lt;b&gt; &amp; c");
+    }
+}
