@@ -2,6 +2,7 @@
 //! forwards to the host; behaviour lives in `pizza-host`.
 
 mod app;
+mod desktop;
 mod folders;
 mod notifications;
 mod providers;
@@ -18,5 +19,6 @@ pub(crate) fn register_all(registry: &mut CommandRegistry) {
     folders::register(registry);
     providers::register(registry);
     runs::register(registry);
+    desktop::register(registry);
     notifications::register(registry);
 }

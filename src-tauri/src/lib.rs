@@ -9,8 +9,12 @@ mod frames;
 mod ipc;
 mod keychain;
 mod logging;
+mod navigate;
 mod notifications;
+mod quick_ask;
+mod shortcut;
 mod startup;
+mod tray;
 
 use std::process::ExitCode;
 

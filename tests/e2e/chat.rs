@@ -15,7 +15,7 @@ const ANSWER: &str = "Let the dough rest for two hours.";
 
 /// Settings › Providers: the OpenAI-compatible provider against `base_url`,
 /// and its `gpt-4o` as the default model.
-async fn configure_provider(app: &App, base_url: &str) -> Result<()> {
+pub(crate) async fn configure_provider(app: &App, base_url: &str) -> Result<()> {
     app.click("[data-testid=rail-settings]").await?;
     app.click("[data-testid=settings-providers]").await?;
     app.click("[data-testid=provider-row-openai]").await?;
@@ -53,7 +53,7 @@ pub(crate) async fn choose_default_model(app: &App, model: &str) -> Result<()> {
 
 /// A Secret Service on the bus and a mock OpenAI-compatible server that
 /// lists `gpt-4o`; each test scripts its own completions.
-async fn openai_mock() -> Result<MockProvider> {
+pub(crate) async fn openai_mock() -> Result<MockProvider> {
     secret_service::ensure()
         .map_err(|reason| anyhow!("the chat e2e test needs a Secret Service: {reason}"))?;
     let mock = MockProvider::start().await?;
@@ -65,7 +65,7 @@ async fn openai_mock() -> Result<MockProvider> {
 }
 
 /// Whether the committed messages of the feed contain every one of `texts`.
-fn feed_has(texts: &[&str]) -> String {
+pub(crate) fn feed_has(texts: &[&str]) -> String {
     format!(
         "const feed = [...document.querySelectorAll('[data-testid=message]')].map(m => m.textContent).join('\\n');
          return {}.every(t => feed.includes(t));",
@@ -73,7 +73,7 @@ fn feed_has(texts: &[&str]) -> String {
     )
 }
 
-async fn ask(app: &App, text: &str) -> Result<()> {
+pub(crate) async fn ask(app: &App, text: &str) -> Result<()> {
     let input = app.find("[data-testid=composer-input]").await?;
     input.send_keys(text).await?;
     input.send_keys(ENTER).await?;

@@ -3,6 +3,7 @@
 //! session bus; run alone, these tests fail (never skip) when they can't start.
 
 mod chat;
+mod desktop;
 mod harness;
 mod inbox;
 mod providers;

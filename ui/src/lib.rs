@@ -13,6 +13,7 @@ mod ipc;
 mod keys;
 mod markdown;
 mod notify;
+mod quick_ask;
 mod screens;
 mod shell;
 mod theme;

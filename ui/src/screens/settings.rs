@@ -6,6 +6,7 @@ use crate::theme;
 
 mod notifications;
 mod providers;
+mod shortcut;
 use leptos::prelude::*;
 use pizza_protocol::{BuildProfile, SettingsPatch, Theme, cmd};
 
@@ -145,6 +146,7 @@ fn General() -> impl IntoView {
                 </div>
                 <p class="hint muted">"System follows your desktop’s light or dark setting."</p>
             </fieldset>
+            <shortcut::ShortcutField />
             <Show when=move || saved.get()>
                 <p class="saved" role="status">"Saved"</p>
             </Show>
