@@ -179,6 +179,30 @@ fn on_run_event(app: &AppHandle, event: RunEvent) {
 mod tests {
     use super::*;
 
+    fn launch(args: &[&str]) -> LaunchArgs {
+        LaunchArgs::parse(
+            std::iter::once("pizza-bot")
+                .chain(args.iter().copied())
+                .map(str::to_owned),
+        )
+    }
+
+    #[test]
+    fn launch_arguments_name_a_thread_or_quick_ask() {
+        assert_eq!(launch(&[]), LaunchArgs::default());
+        assert_eq!(launch(&["--thread", "t1"]).thread.as_deref(), Some("t1"));
+        assert_eq!(launch(&["--thread=t2"]).thread.as_deref(), Some("t2"));
+        assert_eq!(launch(&["--thread"]).thread, None);
+        assert!(launch(&["--quick-ask", "--unknown"]).quick_ask);
+    }
+
+    #[test]
+    fn the_tray_line_counts_live_runs() {
+        assert_eq!(crate::tray::live_label(0), "No runs in progress");
+        assert_eq!(crate::tray::live_label(1), "1 run in progress");
+        assert_eq!(crate::tray::live_label(3), "3 runs in progress");
+    }
+
     #[test]
     fn instance_keys_are_valid_dbus_names_and_differ_per_root() {
         let a = instance_key(Path::new("/tmp/a"));
