@@ -9,8 +9,9 @@
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use pizza_host::{Notification, NotificationKind, Notifier, NotifyError};
+use pizza_host::{Host, Notification, NotificationKind, Notifier, NotifyError};
 use pizza_protocol::ThreadId;
+use tauri::{AppHandle, Manager, Runtime, WindowEvent};
 
 /// How long an answer about the notification service is trusted.
 const RECHECK_AFTER: Duration = Duration::from_secs(60);
@@ -21,6 +22,44 @@ const APP_NAME: &str = "Pizza Bot";
 const ICON: &str = "pizza-bot";
 
 type ClickHandler = Box<dyn Fn(ThreadId) + Send + Sync>;
+
+/// The app's one notifier: the host gets it at open, the click handler is set
+/// once the windows exist.
+static APP_NOTIFIER: OnceLock<DesktopNotifier> = OnceLock::new();
+
+/// The notifier the app hands the host.
+pub(crate) fn app_notifier() -> Arc<DesktopNotifier> {
+    Arc::new(APP_NOTIFIER.get_or_init(DesktopNotifier::new).clone())
+}
+
+/// Once the main window exists: a click shows it on the thread, its focus
+/// goes to the host (no notification for the thread in front of the user),
+/// and outcomes missed while the app was not running are announced.
+pub(crate) fn install<R: Runtime>(app: &AppHandle<R>, host: &Host) {
+    let handle = app.clone();
+    APP_NOTIFIER
+        .get_or_init(DesktopNotifier::new)
+        .on_click(move |thread_id| {
+            let app = handle.clone();
+            // Window calls belong on the main thread.
+            let opened = handle.run_on_main_thread(move || {
+                crate::navigate::open_thread(&app, &thread_id);
+            });
+            if let Err(error) = opened {
+                tracing::warn!(%error, "could not open a clicked notification's thread");
+            }
+        });
+    if let Some(window) = app.get_webview_window("main") {
+        let host = host.clone();
+        window.on_window_event(move |event| {
+            if let WindowEvent::Focused(focused) = event {
+                host.set_window_focused(*focused);
+            }
+        });
+    }
+    let host = host.clone();
+    tauri::async_runtime::spawn(async move { host.announce_missed().await });
+}
 
 /// What the last look at the bus found.
 #[derive(Debug, Clone, Copy)]

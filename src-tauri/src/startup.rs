@@ -87,11 +87,14 @@ fn open_host() -> Result<(Host, logging::LogGuard), String> {
     Ok((host, guard))
 }
 
-/// The OS services the host gets: provider secrets in the real keychain.
+/// The OS services the host gets: provider secrets in the real keychain,
+/// run outcomes as native notifications.
 fn host_options() -> HostOptions {
-    HostOptions::default().with_secrets(std::sync::Arc::new(
-        crate::keychain::KeychainSecrets::default(),
-    ))
+    HostOptions::default()
+        .with_secrets(std::sync::Arc::new(
+            crate::keychain::KeychainSecrets::default(),
+        ))
+        .with_notifier(crate::notifications::app_notifier())
 }
 
 /// One running instance per data root: a second launch on the same root
@@ -143,6 +146,7 @@ pub(crate) fn on_launch<R: Runtime>(app: &AppHandle<R>, args: &LaunchArgs) {
 fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
     if let Some(host) = host {
         app.manage(host.clone());
+        crate::notifications::install(app, host);
         if let Err(error) = crate::tray::install(app, host) {
             tracing::warn!(%error, "no tray icon");
         }

@@ -6,6 +6,7 @@ mod chat;
 mod desktop;
 mod harness;
 mod inbox;
+mod notifications;
 mod providers;
 mod seed;
 mod shell;
