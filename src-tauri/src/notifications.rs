@@ -110,6 +110,14 @@ impl DesktopNotifier {
             return service;
         }
         let service = probe();
+        // Said once per change, not once a minute.
+        if cached.map(|s| s.available) != Some(service.available) {
+            if service.available {
+                tracing::info!("notification service found");
+            } else {
+                tracing::info!("no notification service; run outcomes show in the window only");
+            }
+        }
         *cached = Some(service);
         service
     }
@@ -126,7 +134,7 @@ impl DesktopNotifier {
 fn probe() -> Service {
     let available = match notify_rust::get_server_information() {
         Ok(info) => {
-            tracing::info!(server = info.name, "notification service found");
+            tracing::debug!(server = info.name, "notification service answered");
             true
         }
         Err(error) => {
