@@ -6,6 +6,7 @@
 //! `GetServerInformation` and remembered for a minute, so a service that
 //! starts (or stops) later is noticed without asking per outcome.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -13,6 +14,8 @@ use pizza_host::{Host, Notification, NotificationKind, Notifier, NotifyError};
 use pizza_protocol::ThreadId;
 use tauri::{AppHandle, Manager, Runtime, WindowEvent};
 
+/// Threads whose last notification is remembered for replacing.
+const REMEMBERED_THREADS: usize = 256;
 /// How long an answer about the notification service is trusted.
 const RECHECK_AFTER: Duration = Duration::from_secs(60);
 /// The action a click on the notification's body invokes.
@@ -77,6 +80,9 @@ struct Service {
 pub struct DesktopNotifier {
     service: Arc<Mutex<Option<Service>>>,
     on_click: Arc<OnceLock<ClickHandler>>,
+    /// The notification last shown per thread: a newer outcome replaces it
+    /// rather than piling up beside it.
+    shown: Arc<Mutex<HashMap<ThreadId, u32>>>,
 }
 
 impl std::fmt::Debug for DesktopNotifier {
@@ -172,7 +178,15 @@ impl Notifier for DesktopNotifier {
             NotificationKind::Failed => "transfer.error",
             _ => "transfer.complete",
         };
+        let replaces = self
+            .shown
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&notification.thread_id)
+            .copied()
+            .unwrap_or(0);
         let handle = notify_rust::Notification::new()
+            .id(replaces)
             .appname(APP_NAME)
             .icon(ICON)
             .summary(&notification.summary)
@@ -188,6 +202,13 @@ impl Notifier for DesktopNotifier {
                     reason: error.to_string(),
                 }
             })?;
+        {
+            let mut shown = self.shown.lock().unwrap_or_else(PoisonError::into_inner);
+            if shown.len() >= REMEMBERED_THREADS {
+                shown.clear();
+            }
+            shown.insert(notification.thread_id.clone(), handle.id());
+        }
         let on_click = Arc::clone(&self.on_click);
         let thread_id = notification.thread_id;
         std::thread::Builder::new()

@@ -1,6 +1,7 @@
 //! The app's notifier against a recording notification server on the test
 //! session bus: what it sends (summary, body, actions, hints), availability
-//! before and after a server appears, and a click reaching the handler.
+//! before and after a server appears, a click reaching the handler, and a
+//! thread's newer outcome replacing its notification.
 //!
 //! Needs a session bus: `cargo xtask test` runs the tests under
 //! `dbus-run-session` with no service directories, so no real notification
@@ -72,4 +73,19 @@ fn notifications_reach_the_server_and_a_click_comes_back() {
         }
     };
     assert_eq!(thread_id, "t1");
+
+    // A newer outcome of the same thread replaces its notification.
+    notifier
+        .show(Notification {
+            thread_id: "t1".to_owned(),
+            summary: "Action required".to_owned(),
+            body: "Pizza & pasta\nWrite file needs your approval.".to_owned(),
+            kind: NotificationKind::ActionRequired,
+        })
+        .unwrap();
+    let replacing = server
+        .wait_for(STUCK, |n| n.summary == "Action required")
+        .unwrap();
+    assert_eq!(replacing.replaces_id, shown.id);
+    assert_eq!(replacing.id, shown.id);
 }
