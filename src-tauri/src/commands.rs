@@ -2,9 +2,11 @@
 //! forwards to the host; behaviour lives in `pizza-host`.
 
 mod app;
+mod desktop;
 mod folders;
 mod grants;
 mod memory;
+mod notifications;
 mod providers;
 mod runs;
 mod settings;
@@ -21,4 +23,6 @@ pub(crate) fn register_all(registry: &mut CommandRegistry) {
     memory::register(registry);
     providers::register(registry);
     runs::register(registry);
+    desktop::register(registry);
+    notifications::register(registry);
 }

@@ -9,13 +9,19 @@ mod frames;
 mod ipc;
 mod keychain;
 mod logging;
+mod navigate;
+mod notifications;
+mod quick_ask;
+mod shortcut;
 mod startup;
+mod tray;
 mod webview;
 
 use std::process::ExitCode;
 
 pub use ipc::CommandRegistry;
 pub use keychain::{KEYCHAIN_SERVICE, KeychainSecrets};
+pub use notifications::DesktopNotifier;
 
 /// Runs the app until the user quits; the exit code reports startup failures.
 pub fn run() -> ExitCode {

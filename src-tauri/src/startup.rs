@@ -7,7 +7,7 @@ use pizza_protocol::ApiError;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::process::ExitCode;
-use tauri::Manager;
+use tauri::{AppHandle, Manager, RunEvent, Runtime, WindowEvent};
 
 /// Exit code when the app could not start (bad data root and the like).
 const EXIT_STARTUP_FAILED: u8 = 2;
@@ -36,13 +36,20 @@ pub(crate) fn run() -> ExitCode {
         builder = builder.plugin(
             tauri_plugin_single_instance::Builder::new()
                 .dbus_id(key)
-                .callback(|app, _args, _cwd| show_main_window(app))
+                .callback(|app, args, _cwd| on_launch(app, &LaunchArgs::parse(args)))
                 .build(),
         );
     }
+    let launch = LaunchArgs::parse(std::env::args());
+    let setup_host = host.clone();
     let app = builder
         .plugin(tauri_plugin_dialog::init())
         .on_page_load(crate::webview::on_page_load)
+        .plugin(crate::shortcut::plugin())
+        .setup(move |app| {
+            setup_desktop(app.handle(), setup_host.as_ref(), &launch);
+            Ok(())
+        })
         .invoke_handler(crate::ipc::invoke_handler(CommandRegistry::new(), slot))
         .build(tauri::generate_context!("../tauri.conf.json"));
     let app = match app {
@@ -56,7 +63,7 @@ pub(crate) fn run() -> ExitCode {
     if let Some(host) = &host {
         crate::events::forward(app.handle().clone(), host);
     }
-    let code = app.run_return(|_app, _event| {});
+    let code = app.run_return(on_run_event);
     if let Some(host) = host {
         // Checkpoint the WAL and release the database before the process ends.
         tauri::async_runtime::block_on(host.close());
@@ -81,11 +88,14 @@ fn open_host() -> Result<(Host, logging::LogGuard), String> {
     Ok((host, guard))
 }
 
-/// The OS services the host gets: provider secrets in the real keychain.
+/// The OS services the host gets: provider secrets in the real keychain,
+/// run outcomes as native notifications.
 fn host_options() -> HostOptions {
-    HostOptions::default().with_secrets(std::sync::Arc::new(
-        crate::keychain::KeychainSecrets::default(),
-    ))
+    HostOptions::default()
+        .with_secrets(std::sync::Arc::new(
+            crate::keychain::KeychainSecrets::default(),
+        ))
+        .with_notifier(crate::notifications::app_notifier())
 }
 
 /// One running instance per data root: a second launch on the same root
@@ -96,19 +106,107 @@ fn instance_key(data_root: &Path) -> String {
     format!("app.pizzabot.desktop.i{:016x}", hasher.finish())
 }
 
-pub(crate) fn show_main_window<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
-    let Some(window) = app.get_webview_window("main") else {
+/// What a launch asks for: `--thread <id>` shows that thread, `--quick-ask`
+/// opens the quick-ask window (for a desktop's own keyboard shortcut).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct LaunchArgs {
+    thread: Option<String>,
+    quick_ask: bool,
+}
+
+impl LaunchArgs {
+    /// Reads the arguments after the program name; unknown ones are ignored.
+    pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Self {
+        let mut parsed = Self::default();
+        let mut args = args.into_iter().skip(1);
+        while let Some(arg) = args.next() {
+            if arg == "--quick-ask" {
+                parsed.quick_ask = true;
+            } else if arg == "--thread" {
+                parsed.thread = args.next().filter(|id| !id.is_empty());
+            } else if let Some(id) = arg.strip_prefix("--thread=") {
+                parsed.thread = Some(id.to_owned()).filter(|id| !id.is_empty());
+            }
+        }
+        parsed
+    }
+}
+
+/// A launch (this one or a second one forwarded here): show what it asked for.
+pub(crate) fn on_launch<R: Runtime>(app: &AppHandle<R>, args: &LaunchArgs) {
+    if let Some(thread_id) = &args.thread {
+        crate::navigate::open_thread(app, thread_id);
+    } else if args.quick_ask {
+        crate::quick_ask::show(app);
+    } else {
+        crate::navigate::show_main_window(app);
+    }
+}
+
+/// Tray, desktop shell and the launch's request, once the windows exist.
+fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
+    if let Some(host) = host {
+        app.manage(host.clone());
+        crate::notifications::install(app, host);
+        if let Err(error) = crate::tray::install(app, host) {
+            tracing::warn!(%error, "no tray icon");
+        }
+        let shell = std::sync::Arc::new(crate::quick_ask::TauriShell::new(app.clone()));
+        let host = host.clone();
+        tauri::async_runtime::spawn(async move {
+            host.set_desktop_shell(shell).await;
+        });
+        if launch.thread.is_some() || launch.quick_ask {
+            on_launch(app, launch);
+        }
+    }
+}
+
+fn on_run_event(app: &AppHandle, event: RunEvent) {
+    let RunEvent::WindowEvent {
+        label,
+        event: WindowEvent::CloseRequested { api, .. },
+        ..
+    } = event
+    else {
         return;
     };
-    // Each step can fail on exotic window managers; the rest still helps.
-    let _ = window.show();
-    let _ = window.unminimize();
-    let _ = window.set_focus();
+    if label == "main" && app.try_state::<Host>().is_some() {
+        api.prevent_close();
+        crate::tray::on_close_requested(app);
+    } else if label == crate::quick_ask::LABEL {
+        api.prevent_close();
+        crate::quick_ask::hide(app);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn launch(args: &[&str]) -> LaunchArgs {
+        LaunchArgs::parse(
+            std::iter::once("pizza-bot")
+                .chain(args.iter().copied())
+                .map(str::to_owned),
+        )
+    }
+
+    #[test]
+    fn launch_arguments_name_a_thread_or_quick_ask() {
+        assert_eq!(launch(&[]), LaunchArgs::default());
+        assert_eq!(launch(&["--thread", "t1"]).thread.as_deref(), Some("t1"));
+        assert_eq!(launch(&["--thread=t2"]).thread.as_deref(), Some("t2"));
+        assert_eq!(launch(&["--thread"]).thread, None);
+        assert!(launch(&["--quick-ask", "--unknown"]).quick_ask);
+    }
+
+    #[test]
+    fn the_tray_line_counts_live_runs() {
+        assert_eq!(crate::tray::live_label(0), "No runs in progress");
+        assert_eq!(crate::tray::live_label(1), "1 run in progress");
+        assert_eq!(crate::tray::live_label(3), "3 runs in progress");
+    }
 
     #[test]
     fn instance_keys_are_valid_dbus_names_and_differ_per_root() {

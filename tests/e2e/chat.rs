@@ -65,7 +65,7 @@ pub(crate) async fn openai_mock() -> Result<MockProvider> {
 }
 
 /// Whether the committed messages of the feed contain every one of `texts`.
-fn feed_has(texts: &[&str]) -> String {
+pub(crate) fn feed_has(texts: &[&str]) -> String {
     format!(
         "const feed = [...document.querySelectorAll('[data-testid=message]')].map(m => m.textContent).join('\\n');
          return {}.every(t => feed.includes(t));",

@@ -3,9 +3,11 @@
 //! session bus; run alone, these tests fail (never skip) when they can't start.
 
 mod chat;
+mod desktop;
 mod files;
 mod harness;
 mod inbox;
+mod notifications;
 mod providers;
 mod seed;
 mod shell;

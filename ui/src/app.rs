@@ -40,6 +40,9 @@ pub(crate) fn App() -> impl IntoView {
     view! {
         {move || match startup_error.get() {
             Some(message) => view! { <StartupFailed message /> }.into_any(),
+            None if crate::quick_ask::is_quick_ask() => {
+                view! { <crate::quick_ask::QuickAsk /> }.into_any()
+            }
             None => view! { <Shell /> }.into_any(),
         }}
     }

@@ -12,6 +12,8 @@ mod events;
 mod ipc;
 mod keys;
 mod markdown;
+mod notify;
+mod quick_ask;
 mod screens;
 mod shell;
 mod theme;

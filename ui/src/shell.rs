@@ -2,6 +2,7 @@
 
 use crate::app::AppState;
 use crate::keys::{Shortcut, shortcut};
+use crate::notify::NotificationHint;
 use crate::screens::inbox::{
     self, ConfirmDialog, ContextGauge, InboxPane, InboxSidebar, state::Inbox,
 };
@@ -26,6 +27,7 @@ pub(crate) fn Shell() -> impl IntoView {
     inbox.start_sync();
     crate::events::listen(AppEvent::THREADS_CHANGED, move |_| inbox.changed());
     inbox::track_running(inbox);
+    crate::notify::follow_clicks(screen, inbox);
 
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.key() == "Escape" && help_open.get_untracked() {
@@ -138,6 +140,7 @@ fn StatusBar(help_open: RwSignal<bool>) -> impl IntoView {
     view! {
         <footer class="statusbar">
             <span class="statusbar__item muted">{version}</span>
+            <NotificationHint />
             <span class="statusbar__spacer"></span>
             <ContextGauge />
             <button class="statusbar__item link" on:click=move |_| help_open.update(|o| *o = !*o)>

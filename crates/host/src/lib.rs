@@ -1,18 +1,24 @@
 #![doc = include_str!("../README.md")]
 
 mod data_root;
+mod desktop;
 mod error;
 mod grants;
 mod memory;
+mod notify;
 mod providers;
 mod runs;
 mod secrets;
 mod settings;
+mod shutdown;
 mod threads;
 
 pub use data_root::{DATA_VERSION, DataRoot};
+pub use desktop::{DesktopShell, ShortcutError};
 pub use error::{HostError, Result};
+pub use notify::{NoNotifier, Notification, NotificationKind, Notifier, NotifyError};
 pub use secrets::{NoSecretStore, SecretError, SecretStore};
+pub use shutdown::ShutdownReport;
 
 use pizza_protocol::{ApiError, AppEvent, AppInfo, AppInfoParams, BuildProfile, PROTOCOL_VERSION};
 use pizza_store::{Clock, Store, StoreOptions, SystemClock};
@@ -33,6 +39,9 @@ pub struct HostOptions {
     /// Where to look for a local Ollama that needs no configuration
     /// (`None`: don't look; tests turn it off).
     pub ollama_probe: Option<String>,
+    /// Where run outcomes are announced. The default has none: outcomes
+    /// show in the window only.
+    pub notifier: Arc<dyn Notifier>,
 }
 
 impl Default for HostOptions {
@@ -41,6 +50,7 @@ impl Default for HostOptions {
             clock: Arc::new(SystemClock),
             secrets: Arc::new(NoSecretStore),
             ollama_probe: Some(pizza_providers::OLLAMA_BASE_URL.to_owned()),
+            notifier: Arc::new(NoNotifier),
         }
     }
 }
@@ -57,6 +67,13 @@ impl HostOptions {
     #[must_use]
     pub fn with_ollama_probe(mut self, url: Option<String>) -> Self {
         self.ollama_probe = url;
+        self
+    }
+
+    /// The native notifications (or another [`Notifier`]) the app provides.
+    #[must_use]
+    pub fn with_notifier(mut self, notifier: Arc<dyn Notifier>) -> Self {
+        self.notifier = notifier;
         self
     }
 }
@@ -82,6 +99,8 @@ struct Inner {
     runs: runs::Runs,
     /// Serialises grant changes so the overlap check and the write agree.
     grant_changes: tokio::sync::Mutex<()>,
+    desktop: desktop::Desktop,
+    notifications: notify::Notifications,
 }
 
 impl Host {
@@ -101,6 +120,7 @@ impl Host {
             grants::HostMounts::new(store.clone(), data_root.path().join(memory::MEMORIES_DIR));
         let mut config = runs::agent_config(&store).await;
         config.mounts = Some(mounts);
+        notify::init_cursor(&store).await?;
         let agent = pizza_agent::Agent::new(
             store.clone(),
             pizza_tools::ToolRegistry::with_builtins(),
@@ -115,6 +135,8 @@ impl Host {
                 events: broadcast::channel(EVENT_BUFFER).0,
                 runs: runs::Runs::new(agent),
                 grant_changes: tokio::sync::Mutex::new(()),
+                desktop: desktop::Desktop::default(),
+                notifications: notify::Notifications::new(options.notifier),
             }),
         })
     }

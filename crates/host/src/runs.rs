@@ -11,6 +11,7 @@ pub(crate) mod recovery;
 pub(crate) mod registry;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pizza_agent::{Agent, AgentConfig, EventSink, RunInput};
@@ -46,6 +47,10 @@ pub(crate) struct Runs {
     maintenance: Mutex<HashMap<ThreadId, Arc<tokio::sync::Mutex<()>>>>,
     /// Serialises edits of the resumable set.
     resumable: tokio::sync::Mutex<()>,
+    /// Every spawned run, so quitting can wait for them to record their end.
+    pub(crate) tasks: tokio_util::task::TaskTracker,
+    /// False while the main window is hidden: nobody is looking at any thread.
+    window_shown: AtomicBool,
 }
 
 impl Runs {
@@ -56,6 +61,8 @@ impl Runs {
             viewing: Mutex::default(),
             maintenance: Mutex::default(),
             resumable: tokio::sync::Mutex::new(()),
+            tasks: tokio_util::task::TaskTracker::new(),
+            window_shown: AtomicBool::new(true),
         }
     }
 }
@@ -236,7 +243,16 @@ impl Host {
         self.runs().registry.live_run(thread_id)
     }
 
-    fn viewing(&self) -> Option<ThreadId> {
+    /// Whether the main window is on screen. While it is hidden, no thread
+    /// counts as viewed, so finished work lands in Unread.
+    pub fn set_window_shown(&self, shown: bool) {
+        self.runs().window_shown.store(shown, Ordering::Relaxed);
+    }
+
+    pub(crate) fn viewing(&self) -> Option<ThreadId> {
+        if !self.runs().window_shown.load(Ordering::Relaxed) {
+            return None;
+        }
         self.runs()
             .viewing
             .lock()
@@ -268,7 +284,9 @@ impl Host {
     ) {
         let host = self.clone();
         let thread_id = thread_id.to_owned();
-        tokio::spawn(async move { host.drive(handle, thread_id, model, begin).await });
+        self.runs()
+            .tasks
+            .spawn(async move { host.drive(handle, thread_id, model, begin).await });
     }
 
     async fn drive(
@@ -374,6 +392,6 @@ impl Host {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(test)]
 mod tests_hitl;

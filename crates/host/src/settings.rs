@@ -1,5 +1,6 @@
 //! `settings_get` / `settings_update`: preferences in the store's settings
-//! table, one key per preference so a bad value only resets itself.
+//! table, one key per preference so a bad value only resets itself. The
+//! settings live in the data root, so they are per device.
 
 use crate::Host;
 use pizza_protocol::{ApiError, Settings, SettingsGetParams, SettingsPatch, Theme};
@@ -15,9 +16,14 @@ impl Host {
             .setting(THEME)
             .await
             .map_err(crate::HostError::from)?;
+        let notifications = self
+            .notification_prefs()
+            .await
+            .map_err(crate::HostError::from)?;
         Ok(Settings {
             theme,
             memories_enabled: self.memories_enabled().await?,
+            notifications,
         })
     }
 
@@ -47,6 +53,20 @@ impl Host {
                 .set_setting(THEME, &theme)
                 .await
                 .map_err(crate::HostError::from)?;
+        }
+        for (key, value) in [
+            (crate::notify::RUN_FINISHED_KEY, patch.notify_run_finished),
+            (
+                crate::notify::ACTION_REQUIRED_KEY,
+                patch.notify_action_required,
+            ),
+        ] {
+            if let Some(on) = value {
+                self.store()
+                    .set_setting(key, &on)
+                    .await
+                    .map_err(crate::HostError::from)?;
+            }
         }
         self.settings_get(SettingsGetParams {}).await
     }

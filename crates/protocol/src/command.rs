@@ -123,6 +123,21 @@ commands! {
     ThreadViewing = "thread_viewing", crate::ThreadViewingParams => ();
     /// Ends a `thread_subscribe` stream; unknown ids are already ended.
     ThreadUnsubscribe = "thread_unsubscribe", crate::ThreadUnsubscribeParams => ();
+
+    /// Hides the quick-ask window; its run keeps going.
+    QuickAskHide = "quick_ask_hide", crate::QuickAskHideParams => ();
+    /// Shows the main window on the thread and hides the quick-ask window.
+    QuickAskOpenThread = "quick_ask_open_thread", crate::QuickAskOpenThreadParams => ();
+    /// The quick-ask global shortcut and whether it works here.
+    ShortcutGet = "shortcut_get", crate::ShortcutGetParams => crate::ShortcutStatus;
+    /// Registers a new quick-ask shortcut; a taken or invalid one is refused
+    /// and the previous one stays.
+    ShortcutSet = "shortcut_set", crate::ShortcutSetParams => crate::ShortcutStatus;
+
+    /// Whether native notifications can be shown (a notification service is running).
+    NotificationStatus = "notification_status", crate::NotificationStatusParams => crate::NotificationStatus;
+    /// Takes the thread a clicked notification asks to show, once.
+    NotificationTakePending = "notification_take_pending", crate::NotificationTakePendingParams => Option<crate::ThreadId>;
 }
 
 #[cfg(test)]

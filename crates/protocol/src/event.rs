@@ -26,17 +26,23 @@ pub enum AppEvent {
         message: Option<String>,
         created_at: i64,
     },
+    /// Show this thread: a notification for it was clicked. The window takes
+    /// the request with `notification_take_pending`, so one that was not
+    /// ready when this was sent still gets it.
+    Navigate { thread_id: ThreadId },
 }
 
 impl AppEvent {
     pub const THREADS_CHANGED: &'static str = "threads_changed";
     pub const ACTIVITY: &'static str = "activity";
+    pub const NAVIGATE: &'static str = "navigate";
 
     /// The Tauri event name.
     pub fn name(&self) -> &'static str {
         match self {
             Self::ThreadsChanged { .. } => Self::THREADS_CHANGED,
             Self::Activity { .. } => Self::ACTIVITY,
+            Self::Navigate { .. } => Self::NAVIGATE,
         }
     }
 }

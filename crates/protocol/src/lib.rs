@@ -2,11 +2,13 @@
 
 mod app;
 mod command;
+mod desktop;
 mod error;
 mod event;
 mod folder;
 mod grant;
 mod memory;
+mod notification;
 mod provider;
 mod run;
 mod run_commands;
@@ -15,6 +17,10 @@ mod thread;
 
 pub use app::{AppInfo, AppInfoParams, BuildProfile};
 pub use command::{COMMANDS, Command, cmd};
+pub use desktop::{
+    DEFAULT_QUICK_ASK_SHORTCUT, QuickAskHideParams, QuickAskOpenThreadParams, ShortcutGetParams,
+    ShortcutSetParams, ShortcutStatus,
+};
 pub use error::{ApiError, ErrorCode, ErrorReason};
 pub use event::AppEvent;
 pub use folder::{
@@ -28,6 +34,9 @@ pub use grant::{
 pub use memory::{
     MEMORY_CONTENT_MAX, MEMORY_NAME_MAX, MEMORY_PREVIEW_CHARS, MemoryEntry, MemoryFile, MemoryList,
     MemoryListParams, MemoryNameParams, MemoryWriteParams,
+};
+pub use notification::{
+    NotificationStatus, NotificationStatusParams, NotificationTakePendingParams,
 };
 pub use provider::{
     AuthField, AuthFieldKind, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams,
@@ -43,7 +52,7 @@ pub use run_commands::{
     RunCancelParams, RunCancelResponse, RunRespondParams, RunStartParams, RunStartResponse,
     ThreadSubscribeParams, ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
-pub use settings::{Settings, SettingsGetParams, SettingsPatch, Theme};
+pub use settings::{NotificationPrefs, Settings, SettingsGetParams, SettingsPatch, Theme};
 pub use thread::{
     CheckpointView, ExportFormat, FolderId, FolderMove, MessageId, MessagePart, MessageView, Role,
     SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail, ThreadExportParams,

@@ -30,6 +30,27 @@ pub struct Settings {
     pub theme: Theme,
     /// Whether the agent reads and writes the memories folder (`/memories/`).
     pub memories_enabled: bool,
+    /// Which run outcomes become native notifications on this device.
+    pub notifications: NotificationPrefs,
+}
+
+/// Native notification toggles, kept per device. Both are on by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NotificationPrefs {
+    /// A run finished, failed or timed out.
+    pub run_finished: bool,
+    /// A run waits for the user's decision.
+    pub action_required: bool,
+}
+
+impl Default for NotificationPrefs {
+    fn default() -> Self {
+        Self {
+            run_finished: true,
+            action_required: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,4 +65,8 @@ pub struct SettingsPatch {
     pub theme: Option<Theme>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memories_enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify_run_finished: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify_action_required: Option<bool>,
 }

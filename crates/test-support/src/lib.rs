@@ -3,4 +3,5 @@
 
 pub mod data_root;
 pub mod mock_provider;
+pub mod notification_server;
 pub mod secret_service;

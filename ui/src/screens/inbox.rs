@@ -22,7 +22,9 @@ use state::{Inbox, use_inbox};
 use thread_list::ThreadList;
 use thread_view::ThreadPane;
 
-pub(crate) use stream::{ContextGauge, track_running};
+pub(crate) use live::LiveRun;
+pub(crate) use message::MessageCard;
+pub(crate) use stream::{ContextGauge, RunState, track_running};
 pub(crate) use thread_list::confirm_delete;
 
 /// Creates an empty thread and opens it.

@@ -7,7 +7,9 @@ use crate::theme;
 mod confirm;
 mod files;
 mod memory;
+mod notifications;
 mod providers;
+mod shortcut;
 use leptos::prelude::*;
 use pizza_protocol::{BuildProfile, SettingsPatch, Theme, cmd};
 
@@ -17,15 +19,17 @@ pub(crate) enum Section {
     Providers,
     Files,
     Memory,
+    Notifications,
     About,
 }
 
 impl Section {
-    const ALL: [Section; 5] = [
+    const ALL: [Section; 6] = [
         Section::General,
         Section::Providers,
         Section::Files,
         Section::Memory,
+        Section::Notifications,
         Section::About,
     ];
 
@@ -35,6 +39,7 @@ impl Section {
             Self::Providers => "Providers",
             Self::Files => "Files",
             Self::Memory => "Memory",
+            Self::Notifications => "Notifications",
             Self::About => "About",
         }
     }
@@ -88,6 +93,7 @@ pub(crate) fn SettingsPane() -> impl IntoView {
             Section::Providers => view! { <providers::Providers /> }.into_any(),
             Section::Files => view! { <files::Files /> }.into_any(),
             Section::Memory => view! { <memory::Memory /> }.into_any(),
+            Section::Notifications => view! { <notifications::Notifications /> }.into_any(),
             Section::About => view! { <About /> }.into_any(),
         }}
     }
@@ -150,6 +156,7 @@ fn General() -> impl IntoView {
                 </div>
                 <p class="hint muted">"System follows your desktop’s light or dark setting."</p>
             </fieldset>
+            <shortcut::ShortcutField />
             <Show when=move || saved.get()>
                 <p class="saved" role="status">"Saved"</p>
             </Show>

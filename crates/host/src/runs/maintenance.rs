@@ -128,6 +128,17 @@ impl Host {
         {
             thread.title = title;
         }
+        // What a notification quotes: the answer's start, the gated tools.
+        let answer = if outcome.status == RunStatus::Succeeded {
+            self.last_answer(thread_id).await
+        } else {
+            None
+        };
+        let tools: Vec<&str> = outcome
+            .interrupt
+            .iter()
+            .flat_map(|i| i.requests.iter().map(|r| r.tool.as_str()))
+            .collect();
         let entry = self
             .store()
             .append_activity(store::NewActivity {
@@ -137,6 +148,9 @@ impl Host {
                 detail: serde_json::json!({
                     "title": thread.title,
                     "error": outcome.error.as_ref().map(|e| e.message.clone()),
+                    "error_code": outcome.error.as_ref().map(|e| e.code.as_str()),
+                    "answer": answer,
+                    "tools": tools,
                 }),
             })
             .await
@@ -151,7 +165,22 @@ impl Host {
             message: outcome.error.as_ref().map(|e| e.message.clone()),
             created_at: entry.created_at,
         });
+        self.announce_outcomes().await;
         Ok(())
+    }
+
+    /// The start of the thread's last non-empty assistant message.
+    async fn last_answer(&self, thread_id: &str) -> Option<String> {
+        let page = self
+            .store()
+            .messages_before(thread_id, None, 10)
+            .await
+            .ok()?;
+        page.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == store::Role::Assistant && !m.text.trim().is_empty())
+            .map(|m| crate::notify::answer_excerpt(&m.text))
     }
 
     /// Whether the run that just succeeded is the thread's first success.

@@ -6,7 +6,7 @@
 //! subscribers, never with other threads' runs.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -30,6 +30,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 #[derive(Debug, Default)]
 pub(crate) struct RunRegistry {
+    /// Set once the app is quitting: no run may start after that.
+    closed: AtomicBool,
     seq: Arc<AtomicU64>,
     next_subscription: AtomicU64,
     threads: Mutex<HashMap<ThreadId, Arc<Mutex<ThreadRuns>>>>,
@@ -126,6 +128,13 @@ impl RunRegistry {
         let cancel = CancellationToken::new();
         {
             let mut state = lock(&entry);
+            // Checked under the thread's lock, which `close` also takes: a
+            // reservation is either refused or seen (and cancelled) by it.
+            if self.closed.load(Ordering::SeqCst) {
+                return Err(ApiError::general(
+                    "Pizza Bot is quitting, so it cannot start new work. Open it again to continue.",
+                ));
+            }
             if state.live.is_some() {
                 return Err(ApiError::new(
                     pizza_protocol::ErrorCode::Conflict,
@@ -169,6 +178,30 @@ impl RunRegistry {
             }
             _ => false,
         }
+    }
+
+    /// Refuses every later reservation and cancels every live run (or claim).
+    /// Returns how many were cancelled.
+    pub(crate) fn close(&self) -> usize {
+        self.closed.store(true, Ordering::SeqCst);
+        let entries: Vec<_> = lock(&self.threads).values().cloned().collect();
+        let mut cancelled = 0;
+        for entry in entries {
+            if let Some(live) = &lock(&entry).live {
+                live.cancel.cancel();
+                cancelled += 1;
+            }
+        }
+        cancelled
+    }
+
+    /// How many threads have a live run (or a run being started).
+    pub(crate) fn live_count(&self) -> usize {
+        let entries: Vec<_> = lock(&self.threads).values().cloned().collect();
+        entries
+            .iter()
+            .filter(|entry| lock(entry).live.is_some())
+            .count()
     }
 
     pub(crate) fn live_run(&self, thread_id: &str) -> Option<RunId> {

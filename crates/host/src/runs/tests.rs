@@ -13,13 +13,13 @@ use pretty_assertions::assert_eq;
 use std::time::Duration;
 use tokio::sync::broadcast;
 
-pub(super) const MODEL: &str = "fake:m";
+pub(crate) const MODEL: &str = "fake:m";
 /// A safety net so a broken test fails instead of hanging; never a wait.
 const STUCK: Duration = Duration::from_secs(10);
 
 /// A [`FakeModel`] as a catalog provider named `fake`.
 #[derive(Debug)]
-pub(super) struct FakeProvider(pub(super) FakeModel);
+pub(crate) struct FakeProvider(pub(crate) FakeModel);
 
 impl ModelClient for FakeProvider {
     fn stream(
@@ -41,7 +41,7 @@ impl pizza_providers::Provider for FakeProvider {
     }
 }
 
-pub(super) async fn open(root: &TempDataRoot, model: &FakeModel) -> Host {
+pub(crate) async fn open(root: &TempDataRoot, model: &FakeModel) -> Host {
     let host = Host::open(
         DataRoot::prepare(root.path()).unwrap(),
         HostOptions::default().with_ollama_probe(None),
@@ -54,7 +54,7 @@ pub(super) async fn open(root: &TempDataRoot, model: &FakeModel) -> Host {
     host
 }
 
-pub(super) fn start(thread_id: Option<&str>, text: &str) -> RunStartParams {
+pub(crate) fn start(thread_id: Option<&str>, text: &str) -> RunStartParams {
     RunStartParams {
         thread_id: thread_id.map(str::to_owned),
         text: text.to_owned(),
@@ -97,7 +97,7 @@ pub(super) async fn until_finished(rx: &mut mpsc::Receiver<RunEventFrame>) -> Ve
 }
 
 /// The `activity` notice of `run_id`: run-end maintenance is done.
-pub(super) async fn activity(events: &mut broadcast::Receiver<AppEvent>, run_id: &str) -> AppEvent {
+pub(crate) async fn activity(events: &mut broadcast::Receiver<AppEvent>, run_id: &str) -> AppEvent {
     loop {
         let event = tokio::time::timeout(STUCK, events.recv())
             .await

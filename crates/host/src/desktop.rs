@@ -1,0 +1,223 @@
+//! The quick-ask window and its global shortcut: `quick_ask_hide`,
+//! `quick_ask_open_thread`, `shortcut_get`, `shortcut_set`.
+//!
+//! Windows and OS shortcuts belong to the desktop shell, which the app plugs
+//! in once its windows exist ([`Host::set_desktop_shell`]); the host keeps
+//! the chosen shortcut in settings and what became of it.
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use pizza_protocol::{
+    ApiError, DEFAULT_QUICK_ASK_SHORTCUT, ErrorCode, QuickAskHideParams, QuickAskOpenThreadParams,
+    ShortcutGetParams, ShortcutSetParams, ShortcutStatus,
+};
+
+use crate::{Host, HostError};
+
+/// Settings key of the chosen shortcut (`""`: turned off; absent: the default).
+const SHORTCUT_KEY: &str = "desktop.quick_ask_shortcut";
+
+/// Why a shortcut could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShortcutError {
+    /// Not a key combination, e.g. a typo in a key name.
+    #[error("“{0}” is not a shortcut; write it like Ctrl+Shift+Space.")]
+    Invalid(String),
+    /// Another app (or this one) holds it.
+    #[error("{0} is already used by another app; choose another shortcut.")]
+    Taken(String),
+    /// This system has no global shortcuts (no display, Wayland without a portal).
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// Window and OS-shortcut operations the app provides.
+pub trait DesktopShell: Send + Sync {
+    /// Shows the main window on the thread and hides the quick-ask window.
+    fn open_thread(&self, thread_id: &str);
+    /// Hides the quick-ask window.
+    fn hide_quick_ask(&self);
+    /// Makes `accelerator` (or nothing) the quick-ask shortcut. On error the
+    /// previous shortcut stays registered.
+    fn set_quick_ask_shortcut(&self, accelerator: Option<&str>) -> Result<(), ShortcutError>;
+    /// Why this system cannot have global shortcuts, if it cannot.
+    fn shortcuts_unsupported(&self) -> Option<String>;
+}
+
+/// The host's side: the shell once plugged in, and the shortcut's state.
+#[derive(Default)]
+pub(crate) struct Desktop {
+    shell: OnceLock<Arc<dyn DesktopShell>>,
+    status: Mutex<ShortcutStatus>,
+}
+
+impl std::fmt::Debug for Desktop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Desktop")
+            .field("shell", &self.shell.get().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+fn no_shell() -> ApiError {
+    ApiError::general("This needs the desktop app's windows, which are not open.")
+}
+
+impl Host {
+    fn desktop(&self) -> &Desktop {
+        &self.inner.desktop
+    }
+
+    fn shell(&self) -> Result<Arc<dyn DesktopShell>, ApiError> {
+        self.desktop().shell.get().cloned().ok_or_else(no_shell)
+    }
+
+    fn set_status(&self, status: ShortcutStatus) -> ShortcutStatus {
+        *self
+            .desktop()
+            .status
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = status.clone();
+        status
+    }
+
+    /// Plugs in the app's windows and registers the saved quick-ask shortcut
+    /// (a failure is kept for `shortcut_get`, never fatal). Later calls are ignored.
+    pub async fn set_desktop_shell(&self, shell: Arc<dyn DesktopShell>) -> ShortcutStatus {
+        if self.desktop().shell.set(Arc::clone(&shell)).is_err() {
+            return self.current_status();
+        }
+        let accelerator = match self.store().setting_opt::<String>(SHORTCUT_KEY).await {
+            Ok(Some(saved)) => (!saved.is_empty()).then_some(saved),
+            Ok(None) => Some(DEFAULT_QUICK_ASK_SHORTCUT.to_owned()),
+            Err(error) => {
+                tracing::warn!(%error, "could not read the quick-ask shortcut; using the default");
+                Some(DEFAULT_QUICK_ASK_SHORTCUT.to_owned())
+            }
+        };
+        // Registering waits for the window system's answer: not on a worker.
+        let status = tokio::task::spawn_blocking(move || register(shell.as_ref(), accelerator))
+            .await
+            .unwrap_or_else(|error| ShortcutStatus {
+                problem: Some(format!("Could not register the shortcut: {error}")),
+                ..ShortcutStatus::default()
+            });
+        if let Some(problem) = &status.problem {
+            tracing::warn!(problem, "the quick-ask shortcut is not active");
+        }
+        self.set_status(status)
+    }
+
+    fn current_status(&self) -> ShortcutStatus {
+        self.desktop()
+            .status
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub async fn quick_ask_hide(&self, _params: QuickAskHideParams) -> Result<(), ApiError> {
+        self.shell()?.hide_quick_ask();
+        Ok(())
+    }
+
+    pub async fn quick_ask_open_thread(
+        &self,
+        params: QuickAskOpenThreadParams,
+    ) -> Result<(), ApiError> {
+        self.store()
+            .thread(&params.thread_id)
+            .await
+            .map_err(HostError::from)?;
+        self.shell()?.open_thread(&params.thread_id);
+        Ok(())
+    }
+
+    pub async fn shortcut_get(
+        &self,
+        _params: ShortcutGetParams,
+    ) -> Result<ShortcutStatus, ApiError> {
+        Ok(self.current_status())
+    }
+
+    /// Registers first and saves only what worked, so a refused shortcut
+    /// changes nothing.
+    pub async fn shortcut_set(
+        &self,
+        params: ShortcutSetParams,
+    ) -> Result<ShortcutStatus, ApiError> {
+        let shell = self.shell()?;
+        let accelerator = params
+            .accelerator
+            .map(|a| a.trim().to_owned())
+            .filter(|a| !a.is_empty());
+        if let Some(reason) = shell.shortcuts_unsupported() {
+            return Err(ApiError::new(ErrorCode::DependencyDisabled, reason));
+        }
+        let shell_for_call = Arc::clone(&shell);
+        let wanted = accelerator.clone();
+        // Registering waits for the window system's answer: not on a worker.
+        let result = tokio::task::spawn_blocking(move || {
+            shell_for_call.set_quick_ask_shortcut(wanted.as_deref())
+        })
+        .await
+        .map_err(|e| {
+            ApiError::general("Could not change the shortcut.").with_details(e.to_string())
+        })?;
+        if let Err(error) = result {
+            let code = match error {
+                ShortcutError::Invalid(_) => ErrorCode::InvalidInput,
+                ShortcutError::Taken(_) => ErrorCode::ResourceInUse,
+                ShortcutError::Unsupported(_) => ErrorCode::DependencyDisabled,
+            };
+            return Err(ApiError::new(code, error.to_string()));
+        }
+        self.store()
+            .set_setting(SHORTCUT_KEY, &accelerator.clone().unwrap_or_default())
+            .await
+            .map_err(HostError::from)?;
+        Ok(self.set_status(ShortcutStatus {
+            active: accelerator.is_some(),
+            accelerator,
+            problem: None,
+            supported: true,
+        }))
+    }
+}
+
+/// Registers the startup shortcut and describes the result.
+fn register(shell: &dyn DesktopShell, accelerator: Option<String>) -> ShortcutStatus {
+    if let Some(reason) = shell.shortcuts_unsupported() {
+        return ShortcutStatus {
+            accelerator,
+            active: false,
+            problem: Some(reason),
+            supported: false,
+        };
+    }
+    let Some(wanted) = accelerator else {
+        return ShortcutStatus {
+            supported: true,
+            ..ShortcutStatus::default()
+        };
+    };
+    match shell.set_quick_ask_shortcut(Some(&wanted)) {
+        Ok(()) => ShortcutStatus {
+            accelerator: Some(wanted),
+            active: true,
+            problem: None,
+            supported: true,
+        },
+        Err(error) => ShortcutStatus {
+            accelerator: Some(wanted),
+            active: false,
+            problem: Some(error.to_string()),
+            supported: !matches!(error, ShortcutError::Unsupported(_)),
+        },
+    }
+}
+
+#[cfg(test)]
+#[path = "desktop_tests.rs"]
+mod tests;

@@ -1,0 +1,279 @@
+//! Native notifications for run outcomes, behind a [`Notifier`] that
+//! `src-tauri` implements (the host must not know D-Bus or notify-rust).
+//!
+//! They are driven by the durable activity log, not by live events: a cursor
+//! in settings (`notifications.cursor`) marks the last entry handled. After
+//! each run the host announces what follows the cursor and moves it past
+//! every entry, shown or not, so a restart never repeats an outcome. At
+//! startup ([`Host::announce_missed`]) whatever is still after the cursor — an
+//! outcome recorded just before the app died — is announced once.
+//!
+//! Silent outcomes: a cancel, a run the restart interrupted, a kind the user
+//! turned off, and any outcome while the window is focused on its thread.
+
+mod policy;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use pizza_protocol::{
+    ApiError, AppEvent, NotificationPrefs, NotificationStatus, NotificationStatusParams,
+    NotificationTakePendingParams, ThreadId,
+};
+use pizza_store as store;
+
+use crate::Host;
+pub(crate) use policy::answer_excerpt;
+
+/// Settings key of the last activity cursor handled.
+const CURSOR_KEY: &str = "notifications.cursor";
+/// Settings keys of the per-device toggles.
+pub(crate) const RUN_FINISHED_KEY: &str = "notifications.run_finished";
+pub(crate) const ACTION_REQUIRED_KEY: &str = "notifications.action_required";
+/// Activity entries read per page while announcing.
+const PAGE: u32 = 100;
+
+/// What a notification is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotificationKind {
+    /// A run finished with an answer.
+    Finished,
+    /// A run failed or timed out.
+    Failed,
+    /// A run waits for the user's decision.
+    ActionRequired,
+}
+
+/// One native notification; clicking it shows `thread_id`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notification {
+    pub thread_id: ThreadId,
+    /// The headline: "Run finished", "Run failed", "Action required".
+    pub summary: String,
+    /// The thread's title, then one line of detail.
+    pub body: String,
+    pub kind: NotificationKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotifyError {
+    /// No notification service to talk to.
+    #[error("Notifications are unavailable: {reason}. Outcomes still show in the window.")]
+    Unavailable { reason: String },
+    #[error("The notification could not be shown: {reason}.")]
+    Other { reason: String },
+}
+
+/// Shows native notifications.
+///
+/// Calls may block (D-Bus): the host only makes them through `spawn_blocking`.
+pub trait Notifier: Send + Sync + std::fmt::Debug {
+    /// Shows `notification`; a click on it is the implementation's to route
+    /// to [`Host::notification_clicked`].
+    fn show(&self, notification: Notification) -> Result<(), NotifyError>;
+    /// Whether a notification service is there. Cheap enough to call per
+    /// outcome (an implementation caches its answer).
+    fn available(&self) -> bool;
+}
+
+/// The default: no notification service, every outcome stays in the window.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoNotifier;
+
+impl Notifier for NoNotifier {
+    fn show(&self, _notification: Notification) -> Result<(), NotifyError> {
+        Err(NotifyError::Unavailable {
+            reason: "this build has no notification backend".to_owned(),
+        })
+    }
+
+    fn available(&self) -> bool {
+        false
+    }
+}
+
+/// The host's notification state.
+#[derive(Debug)]
+pub(crate) struct Notifications {
+    notifier: Arc<dyn Notifier>,
+    /// Whether the main window has the input focus.
+    focused: AtomicBool,
+    /// The thread a clicked notification asks the window to show.
+    pending_open: Mutex<Option<ThreadId>>,
+    /// One announcer at a time, so the cursor only moves forward.
+    announcing: tokio::sync::Mutex<()>,
+    /// "Unavailable" is logged once per stretch of unavailability.
+    said_unavailable: AtomicBool,
+}
+
+impl Notifications {
+    pub(crate) fn new(notifier: Arc<dyn Notifier>) -> Self {
+        Self {
+            notifier,
+            focused: AtomicBool::new(false),
+            pending_open: Mutex::default(),
+            announcing: tokio::sync::Mutex::new(()),
+            said_unavailable: AtomicBool::new(false),
+        }
+    }
+}
+
+/// Starts the cursor at the end of the log the first time, so outcomes from
+/// before notifications existed are never announced.
+pub(crate) async fn init_cursor(store: &store::Store) -> store::Result<()> {
+    if store.setting_opt::<i64>(CURSOR_KEY).await?.is_some() {
+        return Ok(());
+    }
+    let mut last = 0;
+    loop {
+        let page = store.activity_since(last, store::ACTIVITY_PAGE_MAX).await?;
+        match page.last() {
+            Some(entry) => last = entry.cursor,
+            None => break,
+        }
+    }
+    store.set_setting(CURSOR_KEY, &last).await
+}
+
+impl Host {
+    fn notifications(&self) -> &Notifications {
+        &self.inner.notifications
+    }
+
+    /// The main window gained (`true`) or lost the input focus.
+    pub fn set_window_focused(&self, focused: bool) {
+        self.notifications()
+            .focused
+            .store(focused, Ordering::Relaxed);
+    }
+
+    /// A notification for `thread_id` was clicked: keeps the request for the
+    /// window (which may not be ready yet) and tells a ready one.
+    pub fn notification_clicked(&self, thread_id: ThreadId) {
+        *self
+            .notifications()
+            .pending_open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(thread_id.clone());
+        self.emit(AppEvent::Navigate { thread_id });
+    }
+
+    pub async fn notification_take_pending(
+        &self,
+        _params: NotificationTakePendingParams,
+    ) -> Result<Option<ThreadId>, ApiError> {
+        Ok(self
+            .notifications()
+            .pending_open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take())
+    }
+
+    pub async fn notification_status(
+        &self,
+        _params: NotificationStatusParams,
+    ) -> Result<NotificationStatus, ApiError> {
+        let notifier = Arc::clone(&self.notifications().notifier);
+        let available = tokio::task::spawn_blocking(move || notifier.available())
+            .await
+            .unwrap_or(false);
+        Ok(NotificationStatus { available })
+    }
+
+    pub(crate) async fn notification_prefs(&self) -> Result<NotificationPrefs, store::Error> {
+        let defaults = NotificationPrefs::default();
+        Ok(NotificationPrefs {
+            run_finished: self
+                .store()
+                .setting_opt(RUN_FINISHED_KEY)
+                .await?
+                .unwrap_or(defaults.run_finished),
+            action_required: self
+                .store()
+                .setting_opt(ACTION_REQUIRED_KEY)
+                .await?
+                .unwrap_or(defaults.action_required),
+        })
+    }
+
+    /// Announces the outcomes recorded while the app was not running (or
+    /// that it died before announcing). Call once the app can route clicks.
+    pub async fn announce_missed(&self) {
+        self.announce_outcomes().await;
+    }
+
+    /// Announces every activity entry after the cursor, moving the cursor
+    /// past each one. Failures are logged: an outcome is never announced
+    /// twice, and one that could not be shown still shows in the window.
+    pub(crate) async fn announce_outcomes(&self) {
+        let _one = self.notifications().announcing.lock().await;
+        if let Err(error) = self.announce_after_cursor().await {
+            tracing::warn!(%error, "could not announce run outcomes");
+        }
+    }
+
+    async fn announce_after_cursor(&self) -> Result<(), store::Error> {
+        let mut cursor: i64 = self.store().setting(CURSOR_KEY).await?;
+        let prefs = self.notification_prefs().await?;
+        loop {
+            let entries = self.store().activity_since(cursor, PAGE).await?;
+            if entries.is_empty() {
+                return Ok(());
+            }
+            for entry in entries {
+                if let Some(notification) = policy::notification_for(&entry, prefs)
+                    && !self.is_in_view(&entry.thread_id)
+                {
+                    self.show(notification).await;
+                }
+                cursor = entry.cursor;
+                self.store().set_setting(CURSOR_KEY, &cursor).await?;
+            }
+        }
+    }
+
+    /// Focused on the thread: the user sees the outcome already.
+    fn is_in_view(&self, thread_id: &str) -> bool {
+        self.notifications().focused.load(Ordering::Relaxed)
+            && self.viewing().as_deref() == Some(thread_id)
+    }
+
+    async fn show(&self, notification: Notification) {
+        let state = self.notifications();
+        let notifier = Arc::clone(&state.notifier);
+        let thread_id = notification.thread_id.clone();
+        let shown = tokio::task::spawn_blocking(move || {
+            if notifier.available() {
+                notifier.show(notification)
+            } else {
+                Err(NotifyError::Unavailable {
+                    reason: "no notification service is running".to_owned(),
+                })
+            }
+        })
+        .await
+        .unwrap_or_else(|error| {
+            Err(NotifyError::Other {
+                reason: error.to_string(),
+            })
+        });
+        match shown {
+            Ok(()) => state.said_unavailable.store(false, Ordering::Relaxed),
+            Err(NotifyError::Unavailable { reason }) => {
+                if !state.said_unavailable.swap(true, Ordering::Relaxed) {
+                    tracing::info!(
+                        reason,
+                        "notifications unavailable; outcomes show in the window only"
+                    );
+                }
+            }
+            Err(error) => tracing::warn!(%error, thread_id, "notification not shown"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

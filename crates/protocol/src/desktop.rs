@@ -1,0 +1,44 @@
+//! The desktop commands: the quick-ask window and its global shortcut.
+
+use serde::{Deserialize, Serialize};
+
+use crate::thread::ThreadId;
+
+/// The quick-ask shortcut the app registers when the user has not chosen one.
+pub const DEFAULT_QUICK_ASK_SHORTCUT: &str = "Ctrl+Shift+Space";
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuickAskHideParams {}
+
+/// Shows the main window on a thread and hides the quick-ask window.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuickAskOpenThreadParams {
+    pub thread_id: ThreadId,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShortcutGetParams {}
+
+/// Chooses the quick-ask shortcut, e.g. `Ctrl+Shift+Space`; `None` turns it off.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShortcutSetParams {
+    #[serde(default)]
+    pub accelerator: Option<String>,
+}
+
+/// The quick-ask shortcut as the system sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShortcutStatus {
+    /// The chosen shortcut; `None` when turned off.
+    pub accelerator: Option<String>,
+    /// Whether pressing it opens quick-ask right now.
+    pub active: bool,
+    /// Why it is not active, as a sentence saying what to do.
+    pub problem: Option<String>,
+    /// False where this system cannot have global shortcuts at all.
+    pub supported: bool,
+}

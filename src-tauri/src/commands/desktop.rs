@@ -1,0 +1,17 @@
+use crate::ipc::CommandRegistry;
+use pizza_protocol::cmd;
+
+pub(super) fn register(registry: &mut CommandRegistry) {
+    registry.register::<cmd::QuickAskHide, _, _>(|host, params| async move {
+        host.quick_ask_hide(params).await
+    });
+    registry.register::<cmd::QuickAskOpenThread, _, _>(|host, params| async move {
+        host.quick_ask_open_thread(params).await
+    });
+    registry.register::<cmd::ShortcutGet, _, _>(|host, params| async move {
+        host.shortcut_get(params).await
+    });
+    registry.register::<cmd::ShortcutSet, _, _>(|host, params| async move {
+        host.shortcut_set(params).await
+    });
+}

@@ -1,0 +1,210 @@
+//! The tray icon and its menu, closing the main window to the tray, and
+//! quitting: confirmed while runs are live, then a graceful shutdown with a
+//! deadline.
+
+use std::time::Duration;
+
+use pizza_host::Host;
+use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
+use tauri::tray::TrayIconBuilder;
+use tauri::{AppHandle, Manager, Runtime, Wry};
+use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
+use tokio::sync::broadcast::error::RecvError;
+
+/// Menu item ids.
+pub(crate) const OPEN: &str = "open";
+pub(crate) const QUICK_ASK: &str = "quick_ask";
+pub(crate) const LIVE: &str = "live_runs";
+pub(crate) const QUIT: &str = "quit";
+
+/// How long quitting waits for live runs to record their end.
+pub(crate) const QUIT_DEADLINE: Duration = Duration::from_secs(10);
+
+/// The well-known name a tray host (StatusNotifierWatcher) owns on the session bus.
+const WATCHER: &str = "org.kde.StatusNotifierWatcher";
+
+/// The menu's line about live runs.
+pub(crate) fn live_label(count: usize) -> String {
+    match count {
+        0 => "No runs in progress".to_owned(),
+        1 => "1 run in progress".to_owned(),
+        n => format!("{n} runs in progress"),
+    }
+}
+
+/// Creates the tray icon and keeps its live-runs line current.
+pub(crate) fn install(app: &AppHandle<Wry>, host: &Host) -> tauri::Result<()> {
+    let live = MenuItem::with_id(
+        app,
+        LIVE,
+        live_label(host.live_run_count()),
+        false,
+        None::<&str>,
+    )?;
+    let menu = Menu::with_items(
+        app,
+        &[
+            &MenuItem::with_id(app, OPEN, "Open Pizza Bot", true, None::<&str>)?,
+            &MenuItem::with_id(app, QUICK_ASK, "Quick ask…", true, None::<&str>)?,
+            &PredefinedMenuItem::separator(app)?,
+            &live,
+            &PredefinedMenuItem::separator(app)?,
+            &MenuItem::with_id(app, QUIT, "Quit Pizza Bot", true, None::<&str>)?,
+        ],
+    )?;
+    let mut builder = TrayIconBuilder::with_id("main")
+        .tooltip("Pizza Bot")
+        .menu(&menu)
+        .on_menu_event(|app, event| on_menu(app, event.id().as_ref()));
+    match tauri::image::Image::from_bytes(include_bytes!("../../icons/tray.png")) {
+        Ok(icon) => builder = builder.icon(icon),
+        Err(error) => tracing::warn!(%error, "the tray icon image is unreadable"),
+    }
+    builder.build(app)?;
+    keep_live_line(live, host);
+    Ok(())
+}
+
+/// Re-counts live runs on every app event: a run's start and end both send one.
+fn keep_live_line<R: Runtime>(item: MenuItem<R>, host: &Host) {
+    let mut events = host.subscribe();
+    let host = host.clone();
+    tauri::async_runtime::spawn(async move {
+        let mut shown = usize::MAX;
+        loop {
+            match events.recv().await {
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => break,
+            }
+            let count = host.live_run_count();
+            if count != shown {
+                shown = count;
+                if let Err(error) = item.set_text(live_label(count)) {
+                    tracing::debug!(%error, "could not update the tray's run count");
+                }
+            }
+        }
+    });
+}
+
+/// What a tray menu item does.
+pub(crate) fn on_menu<R: Runtime>(app: &AppHandle<R>, id: &str) {
+    match id {
+        OPEN => crate::navigate::show_main_window(app),
+        QUICK_ASK => crate::quick_ask::show(app),
+        QUIT => request_quit(app),
+        other => tracing::debug!(id = other, "unknown tray menu item"),
+    }
+}
+
+/// Quits, after asking when runs would be cancelled.
+pub(crate) fn request_quit<R: Runtime>(app: &AppHandle<R>) {
+    let live = app.try_state::<Host>().map_or(0, |h| h.live_run_count());
+    if live == 0 {
+        quit(app);
+        return;
+    }
+    let message = format!(
+        "{} will be stopped and marked cancelled. Quit anyway?",
+        match live {
+            1 => "A run is in progress. It".to_owned(),
+            n => format!("{n} runs are in progress. They"),
+        }
+    );
+    let handle = app.clone();
+    app.dialog()
+        .message(message)
+        .title("Quit Pizza Bot?")
+        .kind(MessageDialogKind::Warning)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            "Quit".to_owned(),
+            "Keep running".to_owned(),
+        ))
+        .show(move |confirmed| {
+            if confirmed {
+                quit(&handle);
+            }
+        });
+}
+
+/// Refuses new runs, cancels live ones (recorded `cancelled`) and exits once
+/// they have ended or the deadline passed. The database is closed after the
+/// event loop returns.
+pub(crate) fn quit<R: Runtime>(app: &AppHandle<R>) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        if let Some(host) = app.try_state::<Host>() {
+            let report = host.shutdown(QUIT_DEADLINE).await;
+            tracing::info!(
+                cancelled = report.cancelled,
+                in_time = report.finished_in_time,
+                "quitting"
+            );
+        }
+        app.exit(0);
+    });
+}
+
+/// The main window was asked to close. With a tray to bring it back it only
+/// hides (runs go on); without one, the user chooses between quitting and
+/// keeping the window.
+pub(crate) fn on_close_requested<R: Runtime>(app: &AppHandle<R>) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        if tray_is_hosted().await {
+            hide_main_window(&app);
+            return;
+        }
+        let handle = app.clone();
+        app.dialog()
+            .message(
+                "There is no system tray to bring the window back from, so closing it quits \
+                 Pizza Bot. Runs in progress will be stopped.",
+            )
+            .title("Quit Pizza Bot?")
+            .kind(MessageDialogKind::Info)
+            .buttons(MessageDialogButtons::OkCancelCustom(
+                "Quit".to_owned(),
+                "Keep open".to_owned(),
+            ))
+            .show(move |confirmed| {
+                if confirmed {
+                    quit(&handle);
+                }
+            });
+    });
+}
+
+/// Hides the main window; nothing is viewed while it is hidden, so finished
+/// work lands in Unread.
+pub(crate) fn hide_main_window<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.hide();
+    }
+    if let Some(host) = app.try_state::<Host>() {
+        host.set_window_shown(false);
+    }
+}
+
+/// Whether a tray host shows our icon: someone owns the
+/// StatusNotifierWatcher name on the session bus (Linux). Elsewhere the tray
+/// is always there.
+pub(crate) async fn tray_is_hosted() -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    let check = async {
+        let connection = zbus::Connection::session().await?;
+        let proxy = zbus::fdo::DBusProxy::new(&connection).await?;
+        let name = zbus::names::BusName::try_from(WATCHER)?;
+        proxy.name_has_owner(name).await.map_err(zbus::Error::from)
+    };
+    match tokio::time::timeout(Duration::from_secs(2), check).await {
+        Ok(Ok(owned)) => owned,
+        Ok(Err(error)) => {
+            tracing::debug!(%error, "no session bus to find a tray on");
+            false
+        }
+        Err(_) => false,
+    }
+}

@@ -1,0 +1,194 @@
+//! The quick-ask window (`?view=quick-ask`): one input; Enter starts a new
+//! thread with the default model and the answer streams below. "Open in
+//! Pizza Bot" shows the thread in the main window; Esc hides this window
+//! while the run goes on (it lands in Unread: this window never reports a
+//! viewed thread).
+
+use crate::ipc::{invoke, invoke_plugin};
+use crate::screens::inbox::state::Inbox;
+use crate::screens::inbox::{LiveRun, MessageCard, RunState};
+use leptos::ev::KeyboardEvent;
+use leptos::html;
+use leptos::prelude::*;
+use pizza_protocol::{
+    ApiError, QuickAskHideParams, QuickAskOpenThreadParams, Role, RunId, RunStartParams, ThreadId,
+    cmd,
+};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = transformCallback)]
+    fn transform_callback(callback: &js_sys::Function, once: bool) -> f64;
+}
+
+/// The event the app sends each time it shows this window.
+const SHOWN_EVENT: &str = "quick_ask_shown";
+
+/// Whether this webview is the quick-ask window.
+pub(crate) fn is_quick_ask() -> bool {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .is_some_and(|q| q.contains("view=quick-ask"))
+}
+
+#[component]
+pub(crate) fn QuickAsk() -> impl IntoView {
+    // The live-run view reads the inbox for its running set; this one is private.
+    provide_context(Inbox::new());
+    let draft = RwSignal::new(String::new());
+    let asked = RwSignal::new(None::<(ThreadId, RunId)>);
+    let error = RwSignal::new(None::<ApiError>);
+    let sending = RwSignal::new(false);
+    let input = NodeRef::<html::Textarea>::new();
+
+    let focus = move || {
+        if let Some(input) = input.get_untracked() {
+            let _ = input.focus();
+            input.select();
+        }
+    };
+    Effect::new(move |_| {
+        if input.get().is_some() {
+            focus();
+        }
+    });
+    on_shown(focus);
+
+    let ask = move || {
+        let text = draft.get_untracked().trim().to_owned();
+        if text.is_empty() || sending.get_untracked() {
+            return;
+        }
+        sending.set(true);
+        error.set(None);
+        leptos::task::spawn_local(async move {
+            let params = RunStartParams {
+                thread_id: None,
+                text,
+                model: None,
+            };
+            match invoke::<cmd::RunStart>(&params).await {
+                Ok(started) => {
+                    draft.set(String::new());
+                    asked.set(Some((started.thread_id, started.run_id)));
+                }
+                Err(e) => error.set(Some(e)),
+            }
+            sending.set(false);
+        });
+    };
+    let hide = move || {
+        leptos::task::spawn_local(async move {
+            if let Err(e) = invoke::<cmd::QuickAskHide>(&QuickAskHideParams {}).await {
+                error.set(Some(e));
+            }
+        });
+    };
+    let open_in_app = move |_| {
+        let Some((thread_id, _)) = asked.get_untracked() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            let params = QuickAskOpenThreadParams { thread_id };
+            if let Err(e) = invoke::<cmd::QuickAskOpenThread>(&params).await {
+                error.set(Some(e));
+            }
+        });
+    };
+    let on_keydown = move |ev: KeyboardEvent| match ev.key().as_str() {
+        "Enter" if !ev.shift_key() => {
+            ev.prevent_default();
+            ask();
+        }
+        "Escape" => {
+            ev.prevent_default();
+            hide();
+        }
+        _ => {}
+    };
+    // Esc anywhere in the window, not only in the input.
+    let window_keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && !ev.default_prevented() {
+            hide();
+        }
+    });
+    on_cleanup(move || window_keys.remove());
+
+    view! {
+        <main class="quick-ask" data-testid="quick-ask">
+            <textarea
+                class="quick-ask__input"
+                data-testid="quick-ask-input"
+                rows="2"
+                placeholder="Ask Pizza Bot… (Enter to send, Esc to hide)"
+                aria-label="Ask Pizza Bot"
+                node_ref=input
+                prop:value=move || draft.get()
+                on:input=move |ev| draft.set(event_target_value(&ev))
+                on:keydown=on_keydown
+            ></textarea>
+            {move || error.get().map(|e| view! {
+                <p class="banner banner--error" role="alert" data-testid="quick-ask-error">{e.message}</p>
+            })}
+            <section class="quick-ask__answer">
+                {move || asked.get().map(|(thread_id, run_id)| view! { <Answer thread_id run_id /> })}
+            </section>
+            <footer class="quick-ask__footer">
+                <span class="muted">"Esc hides this window; the answer lands in your inbox."</span>
+                <button
+                    class="button"
+                    data-testid="quick-ask-open"
+                    disabled=move || asked.with(Option::is_none)
+                    on:click=open_in_app
+                >"Open in Pizza Bot"</button>
+            </footer>
+        </main>
+    }
+}
+
+/// The question's thread: its run streaming, then the finished answer.
+#[component]
+fn Answer(thread_id: ThreadId, run_id: RunId) -> impl IntoView {
+    let messages = RwSignal::new(Vec::new());
+    let run = RunState::new(
+        crate::screens::inbox::state::use_inbox(),
+        thread_id,
+        messages,
+    );
+    run.live_run.set(Some(run_id));
+    // From the start of the thread: a quick answer may be over already.
+    run.subscribe(Some(0));
+    view! {
+        <div class="quick-ask__feed" data-testid="quick-ask-answer">
+            <For
+                each=move || messages.get().into_iter().filter(|m| m.role == Role::Assistant)
+                key=|m| m.id.clone()
+                let:message
+            >
+                <MessageCard message on_fork=None />
+            </For>
+            <LiveRun run />
+        </div>
+    }
+}
+
+/// Calls `on_shown` each time the app shows this window again.
+fn on_shown(on_shown: impl Fn() + 'static) {
+    let callback = Closure::<dyn Fn(JsValue)>::new(move |_message: JsValue| on_shown());
+    let handler = transform_callback(callback.as_ref().unchecked_ref(), false);
+    // Lives as long as the window.
+    callback.forget();
+    leptos::task::spawn_local(async move {
+        let args = serde_json::json!({
+            "event": SHOWN_EVENT,
+            "target": { "kind": "Any" },
+            "handler": handler,
+        });
+        if let Err(error) = invoke_plugin("plugin:event|listen", &args).await {
+            web_sys::console::warn_1(&JsValue::from_str(&format!(
+                "listening to {SHOWN_EVENT}: {error}"
+            )));
+        }
+    });
+}
