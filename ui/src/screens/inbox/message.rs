@@ -3,6 +3,9 @@
 use leptos::prelude::*;
 use pizza_protocol::{MessagePart, MessageView, Role};
 
+/// Text longer than this (bytes) renders block by block.
+const BLOCKWISE_FROM: usize = 4_000;
+
 #[component]
 pub(crate) fn MessageCard(
     message: MessageView,
@@ -37,6 +40,16 @@ pub(crate) fn MessageCard(
 
 fn part_view(part: MessagePart) -> AnyView {
     match part {
+        // A long answer renders as blocks, as it streamed: off-screen blocks
+        // then skip layout and paint (see `.markdown__block`).
+        MessagePart::Text { text } if text.len() > BLOCKWISE_FROM => view! {
+            <div class="markdown">
+                {super::streamed::blocks(&text).into_iter().map(|block| view! {
+                    <div class="markdown__block" inner_html=crate::markdown::to_html(&block)></div>
+                }).collect_view()}
+            </div>
+        }
+        .into_any(),
         MessagePart::Text { text } => {
             view! { <div class="markdown" inner_html=crate::markdown::to_html(&text)></div> }
                 .into_any()

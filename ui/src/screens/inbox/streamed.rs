@@ -83,6 +83,17 @@ pub(crate) fn split_finished(tail: &mut String) -> Vec<String> {
         .collect()
 }
 
+/// A whole text as independently rendered blocks (the finished blocks and
+/// what remains), the way it streamed in.
+pub(crate) fn blocks(text: &str) -> Vec<String> {
+    let mut rest = text.to_owned();
+    let mut blocks = split_finished(&mut rest);
+    if !rest.is_empty() {
+        blocks.push(rest);
+    }
+    blocks
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +128,15 @@ mod tests {
             assert_eq!(tail, "three", "step {step}");
             assert_eq!(blocks.len(), 3, "step {step}: {blocks:?}");
         }
+    }
+
+    #[test]
+    fn a_whole_text_splits_into_the_same_blocks() {
+        let text = "one\n\ntwo\n\n```\ncode\n\nmore\n```\n\nthree";
+        let (mut streamed, tail) = stream(text, 3);
+        streamed.push(tail);
+        assert_eq!(blocks(text), streamed);
+        assert!(blocks("").is_empty());
     }
 
     #[test]
