@@ -11,3 +11,5 @@ mod notifications;
 mod providers;
 mod seed;
 mod shell;
+mod tray;
+mod x11;

@@ -5,9 +5,11 @@
 
 use crate::chat::{ask, configure_provider, feed_has, openai_mock};
 use crate::harness::{App, Sandbox};
+use crate::x11;
 use anyhow::{Result, anyhow, bail};
 use pizza_test_support::mock_provider::{Chunk, MockBody, MockResponse, sse};
 use pizza_test_support::notification_server::{NotificationServer, Recorded};
+use pizza_test_support::tray_watcher::TrayWatcher;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -20,43 +22,6 @@ const ANSWER_HELD: Duration = Duration::from_secs(5);
 const NOTIFICATION_TIMEOUT: Duration = Duration::from_secs(30);
 const FOLLOW_UP: &str = "And how hot should the oven be?";
 const FOLLOW_UP_ANSWER: &str = "Bake it at 250 degrees.";
-/// The tray host's bus name: owning it makes closing the window hide it.
-const TRAY_WATCHER: &str = "org.kde.StatusNotifierWatcher";
-
-/// A tray host as far as the app can tell: a StatusNotifierWatcher that
-/// takes every registration. Closing the window then hides it.
-struct TrayWatcher;
-
-#[zbus::interface(name = "org.kde.StatusNotifierWatcher")]
-impl TrayWatcher {
-    fn register_status_notifier_item(&self, _service: &str) {}
-
-    fn register_status_notifier_host(&self, _service: &str) {}
-
-    #[zbus(property)]
-    fn is_status_notifier_host_registered(&self) -> bool {
-        true
-    }
-
-    #[zbus(property)]
-    fn protocol_version(&self) -> i32 {
-        0
-    }
-
-    #[zbus(property)]
-    fn registered_status_notifier_items(&self) -> Vec<String> {
-        Vec::new()
-    }
-}
-
-async fn tray_host() -> Result<zbus::Connection> {
-    Ok(zbus::connection::Builder::session()?
-        .serve_at("/StatusNotifierWatcher", TrayWatcher)?
-        .name(TRAY_WATCHER)?
-        .build()
-        .await?)
-}
-
 /// `response` sent only after `delay`.
 fn held(response: MockResponse, delay: Duration) -> MockResponse {
     let body = match response.body {
@@ -163,7 +128,7 @@ async fn a_finished_run_is_announced_and_its_notification_opens_the_thread() -> 
 
         // Closed to the tray during a run: the run completes, the
         // notification comes, and its click brings the window back.
-        let _tray = tray_host().await?;
+        let _tray = TrayWatcher::start().map_err(|e| anyhow!(e))?;
         mock.push_for(
             completions,
             held(sse::openai_chat_text(FOLLOW_UP_ANSWER), ANSWER_HELD),
@@ -193,103 +158,4 @@ async fn a_finished_run_is_announced_and_its_notification_opens_the_thread() -> 
         server.notifications()
     );
     Ok(())
-}
-
-/// The window as a window manager sees it, over the X display the app uses.
-mod x11 {
-    use anyhow::{Context, Result, bail};
-    use std::time::{Duration, Instant};
-    use x11rb::connection::Connection;
-    use x11rb::protocol::xproto::{
-        AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, MapState, Window,
-    };
-    use x11rb::rust_connection::RustConnection;
-
-    const TIMEOUT: Duration = Duration::from_secs(20);
-
-    fn connect() -> Result<(RustConnection, Window)> {
-        let (conn, screen) = x11rb::connect(None).context("connecting to the X display")?;
-        let root = conn.setup().roots[screen].root;
-        Ok((conn, root))
-    }
-
-    fn atom(conn: &RustConnection, name: &str) -> Result<u32> {
-        Ok(conn.intern_atom(false, name.as_bytes())?.reply()?.atom)
-    }
-
-    fn mapped(conn: &RustConnection, window: Window) -> Result<bool> {
-        Ok(conn.get_window_attributes(window)?.reply()?.map_state == MapState::VIEWABLE)
-    }
-
-    /// Asks the shown top-level window titled `title` to close, as a window
-    /// manager's close button does (`WM_DELETE_WINDOW`); returns it.
-    pub(super) fn close_window(title: &str) -> Result<Window> {
-        let (conn, root) = connect()?;
-        let net_wm_name = atom(&conn, "_NET_WM_NAME")?;
-        let utf8 = atom(&conn, "UTF8_STRING")?;
-        let mut found = None;
-        for window in conn.query_tree(root)?.reply()?.children {
-            let name = conn
-                .get_property(false, window, net_wm_name, utf8, 0, 256)?
-                .reply()?
-                .value;
-            let legacy = conn
-                .get_property(false, window, AtomEnum::WM_NAME, AtomEnum::STRING, 0, 256)?
-                .reply()?
-                .value;
-            if (name == title.as_bytes() || legacy == title.as_bytes()) && mapped(&conn, window)? {
-                found = Some(window);
-                break;
-            }
-        }
-        let Some(window) = found else {
-            bail!("no shown window titled {title:?}");
-        };
-        let protocols = atom(&conn, "WM_PROTOCOLS")?;
-        let delete = atom(&conn, "WM_DELETE_WINDOW")?;
-        let event = ClientMessageEvent::new(32, window, protocols, [delete, 0, 0, 0, 0]);
-        conn.send_event(false, window, EventMask::NO_EVENT, event)?;
-        conn.flush()?;
-        Ok(window)
-    }
-
-    /// Clicks notification `id` until `window` is shown again (a click in
-    /// the instant after showing the notification is missed).
-    pub(super) async fn click_until_shown(
-        server: &super::NotificationServer,
-        id: u32,
-        window: Window,
-    ) -> Result<()> {
-        let (conn, _) = connect()?;
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            server.click(id).map_err(|e| anyhow::anyhow!(e))?;
-            let settle = Instant::now() + Duration::from_millis(500);
-            while Instant::now() < settle {
-                if mapped(&conn, window)? {
-                    return Ok(());
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            if Instant::now() > deadline {
-                bail!("clicking the notification did not show the window");
-            }
-        }
-    }
-
-    /// Polls until `window` is shown (`true`) or hidden.
-    pub(super) async fn wait_until(window: Window, shown: bool) -> Result<()> {
-        let (conn, _) = connect()?;
-        let deadline = Instant::now() + TIMEOUT;
-        while mapped(&conn, window)? != shown {
-            if Instant::now() > deadline {
-                bail!(
-                    "the window is still {}",
-                    if shown { "hidden" } else { "shown" }
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Ok(())
-    }
 }

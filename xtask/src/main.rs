@@ -4,7 +4,8 @@
 //! - `test`  installs what is missing and runs the whole suite: fmt, clippy,
 //!   the wasm32 build, unit and integration tests, end-to-end tests under Xvfb.
 //! - `ui`    builds the UI into `ui/dist` only.
-//! - `deb`   bundles a `.deb` offline (needs npm for the Tauri CLI).
+//! - `deb`   bundles a `.deb` offline (needs npm for the Tauri CLI); `--check`
+//!   then unpacks it and starts the packaged app (needs a display).
 
 mod deb;
 mod services;
@@ -41,9 +42,9 @@ fn run() -> Result<()> {
         "test" => test::all(&rest),
         "setup" => setup::ensure(setup::Purpose::Test),
         "ui" => ui::build(),
-        "deb" => deb::bundle(),
+        "deb" => deb::command(&rest),
         _ => bail!(
-            "usage: cargo xtask <run|test|ui|deb|setup>\n  run   set up, build and start the app\n  test  set up and run the whole test suite (test --no-e2e skips the window tests)"
+            "usage: cargo xtask <run|test|ui|deb|setup>\n  run   set up, build and start the app\n  test  set up and run the whole test suite (test --no-e2e skips the window tests)\n  deb   bundle a .deb (deb --check also verifies it; deb --check --no-build verifies the last one)"
         ),
     }
 }

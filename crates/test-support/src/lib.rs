@@ -5,3 +5,4 @@ pub mod data_root;
 pub mod mock_provider;
 pub mod notification_server;
 pub mod secret_service;
+pub mod tray_watcher;

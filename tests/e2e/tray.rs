@@ -1,0 +1,185 @@
+//! The tray menu end to end: a tray host on the test's session bus (the
+//! app's bus too) takes the app's tray item, and its menu entries are
+//! clicked over `com.canonical.dbusmenu` as a panel clicks them — Open brings
+//! back a window closed to the tray, Quick ask opens its window, and Quit
+//! during a run asks first, then records the run `cancelled` and exits.
+
+use crate::chat::{ask, configure_provider, openai_mock};
+use crate::harness::{App, Sandbox};
+use crate::x11;
+use anyhow::{Result, anyhow, bail, ensure};
+use pizza_store::{RunStatus, Store, ThreadQuery};
+use pizza_test_support::mock_provider::{MockResponse, sse};
+use pizza_test_support::tray_watcher::{TrayMenu, TrayWatcher};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+const MAIN_TITLE: &str = "Pizza Bot";
+const QUICK_ASK_TITLE: &str = "Quick ask — Pizza Bot";
+const QUIT_TITLE: &str = "Quit Pizza Bot?";
+const TIMEOUT: Duration = Duration::from_secs(20);
+/// How long quitting may take once confirmed (the app's own deadline).
+const QUIT_DEADLINE: Duration = Duration::from_secs(10);
+
+/// The app's tray menu, once its item has registered with `watcher`.
+fn tray_menu(watcher: &TrayWatcher) -> Result<TrayMenu> {
+    tokio::task::block_in_place(|| {
+        let item = watcher.wait_for_item(TIMEOUT)?;
+        watcher.menu(&item)
+    })
+    .map_err(|e| anyhow!(e))
+}
+
+/// The labels of the menu's entries (separators left out), with whether
+/// each can be clicked.
+fn labels(menu: &TrayMenu) -> Result<Vec<(String, bool)>> {
+    Ok(menu
+        .entries()
+        .map_err(|e| anyhow!(e))?
+        .into_iter()
+        .filter(|entry| !entry.separator)
+        .map(|entry| (entry.label, entry.enabled))
+        .collect())
+}
+
+/// Polls the menu until it has an entry labelled `label`.
+async fn wait_for_entry(menu: &TrayMenu, label: &str) -> Result<()> {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let now = labels(menu)?;
+        if now.iter().any(|(l, _)| l == label) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("the tray menu never showed {label:?}: {now:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    // Before the app starts: its tray item registers at once.
+    let watcher = TrayWatcher::start().map_err(|e| anyhow!(e))?;
+    let app = App::start(&sandbox, "tray-menu").await?;
+    app.run(async |app| {
+        app.find("[data-testid=rail-inbox]").await?;
+        let menu = tray_menu(&watcher)?;
+        assert_eq!(
+            labels(&menu)?,
+            vec![
+                ("Open Pizza Bot".to_owned(), true),
+                ("Quick ask…".to_owned(), true),
+                ("No runs in progress".to_owned(), false),
+                ("Quit Pizza Bot".to_owned(), true),
+            ]
+        );
+
+        // With a tray, closing the window only hides it; Open shows it again.
+        let window = x11::close_window(MAIN_TITLE)?;
+        x11::wait_until(window, false).await?;
+        menu.click("Open Pizza Bot").map_err(|e| anyhow!(e))?;
+        x11::wait_until(window, true).await?;
+        app.click("[data-testid=rail-settings]").await?;
+        app.find("[data-testid=settings-general]").await?;
+
+        let main = app.client.window().await?;
+        menu.click("Quick ask…").map_err(|e| anyhow!(e))?;
+        x11::wait_for_window(QUICK_ASK_TITLE).await?;
+        let quick = app
+            .retrying(async || {
+                app.client
+                    .windows()
+                    .await?
+                    .into_iter()
+                    .find(|w| *w != main)
+                    .ok_or_else(|| anyhow!("the driver does not list the quick-ask window"))
+            })
+            .await?;
+        app.client.switch_to_window(quick).await?;
+        app.find("[data-testid=quick-ask-input]").await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn quit_from_the_tray_during_a_run_cancels_it_and_exits() -> Result<()> {
+    let mock = openai_mock().await?;
+    // An answer that starts and then stalls: the run stays live until stopped.
+    let chunk = json!({
+        "id": "chatcmpl-quit", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Preheat the "}, "finish_reason": null}]
+    });
+    mock.push_for(
+        "/v1/chat/completions",
+        MockResponse::sse([format!("data: {chunk}\n\n")]).hang(),
+    );
+    mock.set_default("/v1/chat/completions", sse::openai_chat_text("Oven"));
+    let base_url = format!("{}/v1", mock.url());
+    let sandbox = Sandbox::new()?;
+    let watcher = TrayWatcher::start().map_err(|e| anyhow!(e))?;
+
+    let app = App::start(&sandbox, "tray-quit").await?;
+    let quitting = async {
+        configure_provider(&app, &base_url).await?;
+        app.click("[data-testid=rail-inbox]").await?;
+        app.click("[data-testid=new-thread]").await?;
+        ask(&app, "How do I preheat a pizza stone?").await?;
+        app.wait_for_value(
+            "const t = document.querySelector('[data-testid=streaming-text]'); return !!t && t.textContent.includes('Preheat the')",
+            &json!(true),
+        )
+        .await?;
+        let menu = tray_menu(&watcher)?;
+        wait_for_entry(&menu, "1 run in progress").await?;
+        let pid = x11::window_pid(x11::wait_for_window(MAIN_TITLE).await?)?;
+
+        menu.click("Quit Pizza Bot").map_err(|e| anyhow!(e))?;
+        // The native confirmation; its first button, Quit, has the focus.
+        let dialog = x11::wait_for_window(QUIT_TITLE).await?;
+        x11::press_key_in(dialog, "Return")?;
+        let confirmed = Instant::now();
+        while alive(pid) {
+            if confirmed.elapsed() > QUIT_DEADLINE {
+                bail!("the app was still running {QUIT_DEADLINE:?} after Quit was confirmed");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        anyhow::Ok(())
+    };
+    let outcome = quitting.await;
+    if outcome.is_err() {
+        app.screenshot("failure").await;
+    }
+    // The app is gone; this only stops the driver.
+    drop(app);
+    outcome?;
+
+    let store = Store::open(sandbox.data_root()).await?;
+    let threads = store.list_threads(&ThreadQuery::default()).await?;
+    let thread = threads
+        .threads
+        .first()
+        .ok_or_else(|| anyhow!("no thread"))?;
+    let runs = store.thread_runs(&thread.id, 10).await?;
+    store.close().await;
+    ensure!(runs.len() == 1, "one run expected: {runs:#?}");
+    assert_eq!(runs[0].status, RunStatus::Cancelled, "{runs:#?}");
+    ensure!(runs[0].ended_at.is_some(), "{runs:#?}");
+    Ok(())
+}
+
+/// Whether process `pid` still runs (an exited child its parent has not yet
+/// reaped counts as gone).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .map(|state| state != "Z" && state != "X")
+        })
+        .unwrap_or(false)
+}

@@ -1,0 +1,145 @@
+//! The app's windows as a window manager sees them, over the X display the
+//! app uses: find a top-level window by title, close it as a close button
+//! does, wait for it to be shown or hidden, answer a dialog from the keyboard.
+
+use anyhow::{Context, Result, anyhow, bail};
+use pizza_test_support::notification_server::NotificationServer;
+use std::time::{Duration, Instant};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{
+    AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, InputFocus, MapState, Window,
+};
+use x11rb::rust_connection::RustConnection;
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+fn connect() -> Result<(RustConnection, Window)> {
+    let (conn, screen) = x11rb::connect(None).context("connecting to the X display")?;
+    let root = conn.setup().roots[screen].root;
+    Ok((conn, root))
+}
+
+fn atom(conn: &RustConnection, name: &str) -> Result<u32> {
+    Ok(conn.intern_atom(false, name.as_bytes())?.reply()?.atom)
+}
+
+fn mapped(conn: &RustConnection, window: Window) -> Result<bool> {
+    Ok(conn.get_window_attributes(window)?.reply()?.map_state == MapState::VIEWABLE)
+}
+
+/// The shown top-level window titled `title`, if there is one.
+fn shown_window(conn: &RustConnection, root: Window, title: &str) -> Result<Option<Window>> {
+    let net_wm_name = atom(conn, "_NET_WM_NAME")?;
+    let utf8 = atom(conn, "UTF8_STRING")?;
+    for window in conn.query_tree(root)?.reply()?.children {
+        let name = conn
+            .get_property(false, window, net_wm_name, utf8, 0, 256)?
+            .reply()?
+            .value;
+        let legacy = conn
+            .get_property(false, window, AtomEnum::WM_NAME, AtomEnum::STRING, 0, 256)?
+            .reply()?
+            .value;
+        if (name == title.as_bytes() || legacy == title.as_bytes()) && mapped(conn, window)? {
+            return Ok(Some(window));
+        }
+    }
+    Ok(None)
+}
+
+/// Waits until a top-level window titled `title` is shown and returns it.
+pub(crate) async fn wait_for_window(title: &str) -> Result<Window> {
+    let (conn, root) = connect()?;
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        if let Some(window) = shown_window(&conn, root, title)? {
+            return Ok(window);
+        }
+        if Instant::now() > deadline {
+            bail!("no window titled {title:?} was shown within {TIMEOUT:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The process that owns `window` (`_NET_WM_PID`, set by GTK).
+pub(crate) fn window_pid(window: Window) -> Result<u32> {
+    let (conn, _) = connect()?;
+    let net_wm_pid = atom(&conn, "_NET_WM_PID")?;
+    conn.get_property(false, window, net_wm_pid, AtomEnum::CARDINAL, 0, 1)?
+        .reply()?
+        .value32()
+        .and_then(|mut values| values.next())
+        .ok_or_else(|| anyhow!("window {window} has no _NET_WM_PID"))
+}
+
+/// Asks the shown top-level window titled `title` to close, as a window
+/// manager's close button does (`WM_DELETE_WINDOW`); returns it.
+pub(crate) fn close_window(title: &str) -> Result<Window> {
+    let (conn, root) = connect()?;
+    let Some(window) = shown_window(&conn, root, title)? else {
+        bail!("no shown window titled {title:?}");
+    };
+    let protocols = atom(&conn, "WM_PROTOCOLS")?;
+    let delete = atom(&conn, "WM_DELETE_WINDOW")?;
+    let event = ClientMessageEvent::new(32, window, protocols, [delete, 0, 0, 0, 0]);
+    conn.send_event(false, window, EventMask::NO_EVENT, event)?;
+    conn.flush()?;
+    Ok(window)
+}
+
+/// Gives `window` the keyboard focus (there is no window manager to do it)
+/// and presses `key` there through XTEST, as a person at the keyboard would.
+pub(crate) fn press_key_in(window: Window, key: &str) -> Result<()> {
+    let (conn, _) = connect()?;
+    conn.set_input_focus(InputFocus::POINTER_ROOT, window, x11rb::CURRENT_TIME)?;
+    x11rb::wrapper::ConnectionExt::sync(&conn)?;
+    let status = std::process::Command::new("xdotool")
+        .args(["key", key])
+        .status()
+        .context("running xdotool (package xdotool)")?;
+    if !status.success() {
+        bail!("xdotool failed: {status}");
+    }
+    Ok(())
+}
+
+/// Clicks notification `id` until `window` is shown again (a click in
+/// the instant after showing the notification is missed).
+pub(crate) async fn click_until_shown(
+    server: &NotificationServer,
+    id: u32,
+    window: Window,
+) -> Result<()> {
+    let (conn, _) = connect()?;
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        server.click(id).map_err(|e| anyhow!(e))?;
+        let settle = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < settle {
+            if mapped(&conn, window)? {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if Instant::now() > deadline {
+            bail!("clicking the notification did not show the window");
+        }
+    }
+}
+
+/// Polls until `window` is shown (`true`) or hidden.
+pub(crate) async fn wait_until(window: Window, shown: bool) -> Result<()> {
+    let (conn, _) = connect()?;
+    let deadline = Instant::now() + TIMEOUT;
+    while mapped(&conn, window)? != shown {
+        if Instant::now() > deadline {
+            bail!(
+                "the window is still {}",
+                if shown { "hidden" } else { "shown" }
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}

@@ -1,0 +1,313 @@
+//! `cargo xtask deb --check`: unpacks the built `.deb` into a temporary root
+//! (`dpkg-deb -x`, nothing is installed) and checks what an installed Pizza
+//! Bot needs — the binary, a desktop entry naming it and its icon, the icon
+//! in the hicolor sizes — then starts the unpacked binary on the current
+//! display with a throwaway HOME and a private session bus, and waits for its
+//! window and its per-user data folder.
+
+use anyhow::{Context, Result, bail, ensure};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BINARY: &str = "pizza-bot";
+/// The icon name notifications use (`src-tauri/src/notifications.rs`).
+const ICON: &str = "pizza-bot";
+const NAME: &str = "Pizza Bot";
+/// The window's WM_CLASS, which desktops match to the entry.
+const WM_CLASS: &str = "pizza-bot";
+/// Icon sizes a desktop asks for most; each must be there at its own size.
+const ICON_SIZES: [u32; 3] = [32, 128, 256];
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The newest `.deb` under the target directory's bundle folder.
+pub(crate) fn newest_deb() -> Result<PathBuf> {
+    let dir = crate::target_dir()?
+        .join("release")
+        .join("bundle")
+        .join("deb");
+    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
+    for entry in std::fs::read_dir(&dir)
+        .with_context(|| format!("no bundles in {}: run `cargo xtask deb`", dir.display()))?
+    {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "deb") {
+            let modified = path.metadata()?.modified()?;
+            if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
+                newest = Some((modified, path));
+            }
+        }
+    }
+    newest
+        .map(|(_, path)| path)
+        .with_context(|| format!("no .deb in {}: run `cargo xtask deb`", dir.display()))
+}
+
+/// Checks the package `deb`; fails with every problem found in the files
+/// before trying to start the app.
+pub(crate) fn package(deb: &Path) -> Result<()> {
+    eprintln!("xtask: checking {}", deb.display());
+    let scratch = tempfile::Builder::new()
+        .prefix("pizza-deb-check-")
+        .tempdir()?;
+    let root = scratch.path().join("root");
+    crate::step::run(Command::new("dpkg-deb").arg("-x").arg(deb).arg(&root))?;
+
+    let binary = root.join("usr/bin").join(BINARY);
+    ensure!(binary.is_file(), "the package has no /usr/bin/{BINARY}");
+    let entry = desktop_entry(&root)?;
+    let mut problems = entry_problems(&entry);
+    problems.extend(icon_problems(&root));
+    if !problems.is_empty() {
+        bail!(
+            "the package is incomplete:\n  - {}",
+            problems.join("\n  - ")
+        );
+    }
+    eprintln!("xtask: desktop entry, icons and binary are in place");
+
+    starts(&binary, scratch.path())?;
+    eprintln!("xtask: the packaged app starts, shows its window and keeps its data per user");
+    Ok(())
+}
+
+/// The one desktop entry's `[Desktop Entry]` keys.
+fn desktop_entry(root: &Path) -> Result<HashMap<String, String>> {
+    let dir = root.join("usr/share/applications");
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("the package has no {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "desktop"))
+        .collect();
+    let [file] = files.as_slice() else {
+        bail!("expected one desktop entry, found {files:?}");
+    };
+    let text = std::fs::read_to_string(file)?;
+    let mut keys = HashMap::new();
+    let mut in_entry = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_entry = line == "[Desktop Entry]";
+        } else if let (true, Some((key, value))) = (in_entry, line.split_once('=')) {
+            keys.insert(key.trim().to_owned(), value.trim().to_owned());
+        }
+    }
+    Ok(keys)
+}
+
+fn entry_problems(entry: &HashMap<String, String>) -> Vec<String> {
+    let get = |key: &str| entry.get(key).map_or("", String::as_str);
+    let mut problems = Vec::new();
+    let mut expect = |key: &str, wanted: &str| {
+        if get(key) != wanted {
+            problems.push(format!(
+                "desktop entry {key}={:?}, expected {wanted:?}",
+                get(key)
+            ));
+        }
+    };
+    expect("Type", "Application");
+    expect("Name", NAME);
+    expect("Icon", ICON);
+    expect("StartupWMClass", WM_CLASS);
+    expect("Terminal", "false");
+    let exec = get("Exec").split_whitespace().next().unwrap_or("");
+    if exec != BINARY && exec != format!("/usr/bin/{BINARY}") {
+        problems.push(format!(
+            "desktop entry Exec={:?} does not start {BINARY}",
+            get("Exec")
+        ));
+    }
+    let categories = get("Categories");
+    if categories.is_empty() || !categories.ends_with(';') {
+        problems.push(format!(
+            "desktop entry Categories={categories:?} is not a `;`-terminated list"
+        ));
+    }
+    problems
+}
+
+/// Every hicolor icon named [`ICON`] must have the pixel size its folder
+/// promises (`NxN`, or twice that for `NxN@2`), and the common sizes must be
+/// there.
+fn icon_problems(root: &Path) -> Vec<String> {
+    let hicolor = root.join("usr/share/icons/hicolor");
+    let Ok(dirs) = std::fs::read_dir(&hicolor) else {
+        return vec![format!("the package has no {}", hicolor.display())];
+    };
+    let mut problems = Vec::new();
+    let mut sizes = Vec::new();
+    for dir in dirs.filter_map(Result::ok) {
+        let folder = dir.file_name().to_string_lossy().into_owned();
+        let icon = dir.path().join("apps").join(format!("{ICON}.png"));
+        if !icon.is_file() {
+            continue;
+        }
+        let (size, scale) = match folder.split_once('@') {
+            Some((size, scale)) => (size, scale.parse::<u32>().unwrap_or(0)),
+            None => (folder.as_str(), 1),
+        };
+        let logical = size
+            .split_once('x')
+            .and_then(|(w, _)| w.parse::<u32>().ok())
+            .unwrap_or(0);
+        match png_size(&icon) {
+            Ok((w, h)) if w == logical * scale && h == logical * scale => {
+                if scale == 1 {
+                    sizes.push(logical);
+                }
+            }
+            Ok((w, h)) => problems.push(format!("hicolor/{folder} holds a {w}x{h} icon")),
+            Err(error) => problems.push(format!("hicolor/{folder}: {error:#}")),
+        }
+    }
+    for size in ICON_SIZES {
+        if !sizes.contains(&size) {
+            problems.push(format!("no {size}x{size} icon named {ICON} in hicolor"));
+        }
+    }
+    problems
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(path: &Path) -> Result<(u32, u32)> {
+    let bytes = std::fs::read(path)?;
+    ensure!(
+        bytes.len() >= 24 && bytes.starts_with(b"\x89PNG\r\n\x1a\n") && &bytes[12..16] == b"IHDR",
+        "not a PNG"
+    );
+    let word =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    Ok((word(16), word(20)))
+}
+
+/// Starts `binary` with HOME in `scratch` (no XDG overrides, no data root
+/// override) on a private session bus, so a Pizza Bot already running for
+/// this user is neither reached nor touched; waits for its window and its
+/// data folder, then stops it.
+fn starts(binary: &Path, scratch: &Path) -> Result<()> {
+    ensure!(
+        std::env::var_os("DISPLAY").is_some(),
+        "no DISPLAY: the start check needs a display (e.g. run it under `xvfb-run -a`)"
+    );
+    for tool in ["dbus-run-session", "xdotool"] {
+        ensure!(
+            crate::step::have(tool),
+            "`{tool}` is needed for the start check"
+        );
+    }
+    let home = scratch.join("home");
+    std::fs::create_dir_all(&home)?;
+    let pid_file = scratch.join("app.pid");
+    let log = std::fs::File::create(scratch.join("app.log"))?;
+    let mut command = Command::new("dbus-run-session");
+    command
+        .args(["--", "sh", "-c", r#"echo $$ > "$1"; exec "$0""#])
+        .arg(binary)
+        .arg(&pid_file)
+        .env("HOME", &home)
+        .env("NO_AT_BRIDGE", "1")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log);
+    for var in [
+        "XDG_DATA_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_CACHE_HOME",
+        "XDG_STATE_HOME",
+        "PIZZA_DATA_ROOT",
+        "DBUS_SESSION_BUS_ADDRESS",
+    ] {
+        command.env_remove(var);
+    }
+    let session = command.spawn().context("starting dbus-run-session")?;
+    let mut session = Running(session);
+    let outcome = watch(&pid_file, &home);
+    if let Ok(text) = std::fs::read_to_string(&pid_file)
+        && let Ok(pid) = text.trim().parse::<i32>()
+        && pid > 1
+    {
+        // The app itself (positive pid): it exits, then the bus session ends.
+        let _ = Command::new("kill").arg(pid.to_string()).status();
+    }
+    session.wait(Duration::from_secs(10));
+    if outcome.is_err() {
+        let log = std::fs::read_to_string(scratch.join("app.log")).unwrap_or_default();
+        eprintln!("xtask: the app's output:\n{log}");
+    }
+    outcome
+}
+
+/// Waits for the app's shown window, then for its data folder's files.
+fn watch(pid_file: &Path, home: &Path) -> Result<()> {
+    let deadline = Instant::now() + START_TIMEOUT;
+    let pid = loop {
+        if let Some(pid) = std::fs::read_to_string(pid_file)
+            .ok()
+            .and_then(|t| t.trim().parse::<u32>().ok())
+        {
+            break pid;
+        }
+        ensure!(Instant::now() < deadline, "the app did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    loop {
+        let found = Command::new("xdotool")
+            .args([
+                "search",
+                "--onlyvisible",
+                "--pid",
+                &pid.to_string(),
+                "--name",
+                "^Pizza Bot$",
+            ])
+            .output()?;
+        if found.status.success() && !found.stdout.is_empty() {
+            break;
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the packaged app showed no window within {START_TIMEOUT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let data = home.join(".local/share/pizza-bot");
+    for file in ["pizza-bot.json", "pizza-bot.sqlite"] {
+        while !data.join(file).is_file() {
+            ensure!(
+                Instant::now() < deadline,
+                "the packaged app did not create {}",
+                data.join(file).display()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    Ok(())
+}
+
+/// The bus session around the app; never outlives the check.
+struct Running(Child);
+
+impl Running {
+    fn wait(&mut self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        while let Ok(None) = self.0.try_wait() {
+            if Instant::now() > deadline {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
