@@ -4,7 +4,6 @@
 //! separator, `..` or NUL.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt as _;
 
 use unicode_normalization::UnicodeNormalization as _;
 
@@ -83,12 +82,27 @@ pub(crate) fn decode_segments(shown: &str, rest: &str, for_write: bool) -> Resul
             }
             Err(_) => {}
         }
-        names.push(OsString::from_vec(bytes));
+        names.push(os_name(bytes).map_err(refuse)?);
     }
     Ok(names)
 }
 
+/// A decoded name as the OS spells it: any bytes on Unix, text elsewhere.
+#[cfg(unix)]
+fn os_name(bytes: Vec<u8>) -> std::result::Result<OsString, String> {
+    use std::os::unix::ffi::OsStringExt as _;
+    Ok(OsString::from_vec(bytes))
+}
+
+#[cfg(not(unix))]
+fn os_name(bytes: Vec<u8>) -> std::result::Result<OsString, String> {
+    String::from_utf8(bytes)
+        .map(OsString::from)
+        .map_err(|_| "a name decodes to bytes that are not UTF-8 text".to_owned())
+}
+
 /// The NFKC form of a name, if it is text.
+#[cfg(unix)]
 pub(crate) fn nfkc(name: &[u8]) -> Option<String> {
     std::str::from_utf8(name).ok().map(|t| t.nfkc().collect())
 }

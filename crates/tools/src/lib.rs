@@ -5,6 +5,10 @@ mod composite;
 mod error;
 mod fs;
 mod grant;
+#[cfg(unix)]
+mod host_dir;
+#[cfg(not(unix))]
+#[path = "host_dir_other.rs"]
 mod host_dir;
 mod host_path;
 mod path;

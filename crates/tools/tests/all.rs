@@ -4,9 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod suite {
+    // The host-folder backend and its attacks are Unix (links, FIFOs, openat).
+    #[cfg(unix)]
     mod boundary;
+    #[cfg(unix)]
     mod boundary_corpus;
+    #[cfg(unix)]
     mod boundary_races;
+    #[cfg(unix)]
     mod composite_fs;
     mod fs_tools;
     mod registry;
