@@ -107,9 +107,10 @@ pub(crate) fn nfkc(name: &[u8]) -> Option<String> {
     std::str::from_utf8(name).ok().map(|t| t.nfkc().collect())
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::os::unix::ffi::OsStringExt as _;
 
     #[test]
     fn encoding_round_trips_and_is_plain_ascii() {
