@@ -193,18 +193,26 @@ pub(crate) async fn tray_is_hosted() -> bool {
     if !cfg!(target_os = "linux") {
         return true;
     }
+    // One connection for the app's life: connecting is the slow part, and a
+    // busy machine must not make a close look tray-less.
+    static SESSION: tokio::sync::OnceCell<zbus::Connection> = tokio::sync::OnceCell::const_new();
     let check = async {
-        let connection = zbus::Connection::session().await?;
-        let proxy = zbus::fdo::DBusProxy::new(&connection).await?;
+        let connection = SESSION.get_or_try_init(zbus::Connection::session).await?;
+        let proxy = zbus::fdo::DBusProxy::new(connection).await?;
         let name = zbus::names::BusName::try_from(WATCHER)?;
         proxy.name_has_owner(name).await.map_err(zbus::Error::from)
     };
-    match tokio::time::timeout(Duration::from_secs(2), check).await {
+    match tokio::time::timeout(Duration::from_secs(5), check).await {
         Ok(Ok(owned)) => owned,
         Ok(Err(error)) => {
             tracing::debug!(%error, "no session bus to find a tray on");
             false
         }
-        Err(_) => false,
+        Err(_) => {
+            tracing::warn!(
+                "the session bus did not answer whether a tray host runs; asking instead of hiding"
+            );
+            false
+        }
     }
 }
