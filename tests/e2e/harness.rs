@@ -196,14 +196,13 @@ impl App {
         }
     }
 
-    /// Memory of the app and its WebKit processes (everything the driver
-    /// started, minus the driver) in KiB: summed RSS (counts shared libraries
-    /// once per process) and summed PSS (shares them out). Linux only.
-    pub(crate) fn app_memory_kib(&self) -> (u64, u64) {
+    /// The app and its WebKit processes: everything the driver started
+    /// (Linux `/proc`), so a test can tell this app's windows from another's.
+    pub(crate) fn processes(&self) -> Vec<u32> {
         let driver = self.driver.id();
         let mut parents = Vec::new();
         let Ok(entries) = std::fs::read_dir("/proc") else {
-            return (0, 0);
+            return Vec::new();
         };
         for entry in entries.flatten() {
             let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -232,6 +231,15 @@ impl App {
                 }
             }
         }
+        tree.retain(|&pid| pid != driver);
+        tree
+    }
+
+    /// Memory of the app and its WebKit processes (everything the driver
+    /// started, minus the driver) in KiB: summed RSS (counts shared libraries
+    /// once per process) and summed PSS (shares them out). Linux only.
+    pub(crate) fn app_memory_kib(&self) -> (u64, u64) {
+        let tree = self.processes();
         let field = |file: &str, pid: u32, name: &str| -> u64 {
             std::fs::read_to_string(format!("/proc/{pid}/{file}"))
                 .ok()
@@ -243,7 +251,7 @@ impl App {
                 })
                 .unwrap_or(0)
         };
-        let apps = tree.iter().copied().filter(|&pid| pid != driver);
+        let apps = tree.iter().copied();
         let rss = apps.clone().map(|pid| field("status", pid, "VmRSS:")).sum();
         let pss = apps.map(|pid| field("smaps_rollup", pid, "Pss:")).sum();
         (rss, pss)

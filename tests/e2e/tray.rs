@@ -77,7 +77,7 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
         );
 
         // With a tray, closing the window only hides it; Open shows it again.
-        let window = x11::close_window(MAIN_TITLE)?;
+        let window = x11::close_window(MAIN_TITLE, &app.processes())?;
         x11::wait_until(window, false).await?;
         menu.click("Open Pizza Bot").map_err(|e| anyhow!(e))?;
         x11::wait_until(window, true).await?;
@@ -86,7 +86,7 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
 
         let main = app.client.window().await?;
         menu.click("Quick ask…").map_err(|e| anyhow!(e))?;
-        x11::wait_for_window(QUICK_ASK_TITLE).await?;
+        x11::wait_for_window(QUICK_ASK_TITLE, &app.processes()).await?;
         let quick = app
             .retrying(async || {
                 app.client
@@ -134,11 +134,11 @@ async fn quit_from_the_tray_during_a_run_cancels_it_and_exits() -> Result<()> {
         .await?;
         let menu = tray_menu(&watcher)?;
         wait_for_entry(&menu, "1 run in progress").await?;
-        let pid = x11::window_pid(x11::wait_for_window(MAIN_TITLE).await?)?;
+        let pid = x11::window_pid(x11::wait_for_window(MAIN_TITLE, &app.processes()).await?)?;
 
         menu.click("Quit Pizza Bot").map_err(|e| anyhow!(e))?;
         // The native confirmation; its first button, Quit, has the focus.
-        let dialog = x11::wait_for_window(QUIT_TITLE).await?;
+        let dialog = x11::wait_for_window(QUIT_TITLE, &app.processes()).await?;
         x11::press_key_in(dialog, "Return")?;
         let confirmed = Instant::now();
         while alive(pid) {

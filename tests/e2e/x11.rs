@@ -27,10 +27,18 @@ fn mapped(conn: &RustConnection, window: Window) -> Result<bool> {
     Ok(conn.get_window_attributes(window)?.reply()?.map_state == MapState::VIEWABLE)
 }
 
-/// The shown top-level window titled `title`, if there is one.
-fn shown_window(conn: &RustConnection, root: Window, title: &str) -> Result<Option<Window>> {
+/// The shown top-level window titled `title` owned by one of `pids` (the
+/// app under test: an earlier test's app may still be on the display), if
+/// there is one.
+fn shown_window(
+    conn: &RustConnection,
+    root: Window,
+    title: &str,
+    pids: &[u32],
+) -> Result<Option<Window>> {
     let net_wm_name = atom(conn, "_NET_WM_NAME")?;
     let utf8 = atom(conn, "UTF8_STRING")?;
+    let net_wm_pid = atom(conn, "_NET_WM_PID")?;
     for window in conn.query_tree(root)?.reply()?.children {
         let name = conn
             .get_property(false, window, net_wm_name, utf8, 0, 256)?
@@ -41,18 +49,26 @@ fn shown_window(conn: &RustConnection, root: Window, title: &str) -> Result<Opti
             .reply()?
             .value;
         if (name == title.as_bytes() || legacy == title.as_bytes()) && mapped(conn, window)? {
-            return Ok(Some(window));
+            let owner = conn
+                .get_property(false, window, net_wm_pid, AtomEnum::CARDINAL, 0, 1)?
+                .reply()?
+                .value32()
+                .and_then(|mut values| values.next());
+            if owner.is_some_and(|pid| pids.contains(&pid)) {
+                return Ok(Some(window));
+            }
         }
     }
     Ok(None)
 }
 
-/// Waits until a top-level window titled `title` is shown and returns it.
-pub(crate) async fn wait_for_window(title: &str) -> Result<Window> {
+/// Waits until a top-level window titled `title` of one of `pids` is shown
+/// and returns it.
+pub(crate) async fn wait_for_window(title: &str, pids: &[u32]) -> Result<Window> {
     let (conn, root) = connect()?;
     let deadline = Instant::now() + TIMEOUT;
     loop {
-        if let Some(window) = shown_window(&conn, root, title)? {
+        if let Some(window) = shown_window(&conn, root, title, pids)? {
             return Ok(window);
         }
         if Instant::now() > deadline {
@@ -73,11 +89,12 @@ pub(crate) fn window_pid(window: Window) -> Result<u32> {
         .ok_or_else(|| anyhow!("window {window} has no _NET_WM_PID"))
 }
 
-/// Asks the shown top-level window titled `title` to close, as a window
-/// manager's close button does (`WM_DELETE_WINDOW`); returns it.
-pub(crate) fn close_window(title: &str) -> Result<Window> {
+/// Asks the shown top-level window titled `title` of one of `pids` to
+/// close, as a window manager's close button does (`WM_DELETE_WINDOW`);
+/// returns it.
+pub(crate) fn close_window(title: &str, pids: &[u32]) -> Result<Window> {
     let (conn, root) = connect()?;
-    let Some(window) = shown_window(&conn, root, title)? else {
+    let Some(window) = shown_window(&conn, root, title, pids)? else {
         bail!("no shown window titled {title:?}");
     };
     let protocols = atom(&conn, "WM_PROTOCOLS")?;
