@@ -259,7 +259,11 @@ impl App {
 
     /// Saves a screenshot next to the build output, for a failed test.
     pub(crate) async fn screenshot(&self, label: &str) {
-        let Ok(png) = self.client.screenshot().await else {
+        // A hidden window or a native dialog can keep the webview from
+        // painting: a screenshot must never hang the report of a failure.
+        let taken = tokio::time::timeout(Duration::from_secs(10), self.client.screenshot()).await;
+        let Ok(Ok(png)) = taken else {
+            eprintln!("no screenshot: the webview did not answer");
             return;
         };
         let dir = artifacts_dir();

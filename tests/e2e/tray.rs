@@ -139,7 +139,7 @@ async fn quit_from_the_tray_during_a_run_cancels_it_and_exits() -> Result<()> {
         menu.click("Quit Pizza Bot").map_err(|e| anyhow!(e))?;
         // The native confirmation; its first button, Quit, has the focus.
         let dialog = x11::wait_for_window(QUIT_TITLE, &app.processes()).await?;
-        x11::press_key_in(dialog, "Return")?;
+        x11::answer_dialog(dialog, "Return").await?;
         let confirmed = Instant::now();
         while alive(pid) {
             if confirmed.elapsed() > QUIT_DEADLINE {
@@ -182,4 +182,42 @@ fn alive(pid: u32) -> bool {
                 .map(|state| state != "Z" && state != "X")
         })
         .unwrap_or(false)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_tray_closing_the_window_asks_whether_to_quit() -> Result<()> {
+    // No tray host on the bus: hiding the window would strand it.
+    let sandbox = Sandbox::new()?;
+    let app = App::start(&sandbox, "tray-none").await?;
+    let asking = async {
+        app.find("[data-testid=rail-inbox]").await?;
+        let window = x11::close_window(MAIN_TITLE, &app.processes())?;
+        // "Keep open" (Escape): the window stays and keeps working.
+        let dialog = x11::wait_for_window(QUIT_TITLE, &app.processes()).await?;
+        x11::answer_dialog(dialog, "Escape").await?;
+        app.click("[data-testid=rail-settings]").await?;
+        app.find("[data-testid=settings-general]").await?;
+        x11::wait_until(window, true).await?;
+        let pid = x11::window_pid(window)?;
+
+        // Closing again and choosing Quit ends the app.
+        x11::close_window(MAIN_TITLE, &app.processes())?;
+        let dialog = x11::wait_for_window(QUIT_TITLE, &app.processes()).await?;
+        x11::answer_dialog(dialog, "Return").await?;
+        let confirmed = Instant::now();
+        while alive(pid) {
+            if confirmed.elapsed() > QUIT_DEADLINE {
+                bail!("the app was still running {QUIT_DEADLINE:?} after Quit was chosen");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        anyhow::Ok(())
+    };
+    let outcome = asking.await;
+    if let Err(error) = &outcome {
+        eprintln!("without a tray: {error:#}");
+        app.screenshot("failure").await;
+    }
+    drop(app);
+    outcome
 }

@@ -107,7 +107,7 @@ pub(crate) fn close_window(title: &str, pids: &[u32]) -> Result<Window> {
 
 /// Gives `window` the keyboard focus (there is no window manager to do it)
 /// and presses `key` there through XTEST, as a person at the keyboard would.
-pub(crate) fn press_key_in(window: Window, key: &str) -> Result<()> {
+fn press_key_in(window: Window, key: &str) -> Result<()> {
     let (conn, _) = connect()?;
     conn.set_input_focus(InputFocus::POINTER_ROOT, window, x11rb::CURRENT_TIME)?;
     x11rb::wrapper::ConnectionExt::sync(&conn)?;
@@ -119,6 +119,28 @@ pub(crate) fn press_key_in(window: Window, key: &str) -> Result<()> {
         bail!("xdotool failed: {status}");
     }
     Ok(())
+}
+
+/// Answers the dialog `window` with `key` as a person would, pressing again
+/// until it is gone: a key pressed before the dialog has taken the focus
+/// is lost.
+pub(crate) async fn answer_dialog(window: Window, key: &str) -> Result<()> {
+    let (conn, _) = connect()?;
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        // A destroyed window is an error to ask about: gone either way.
+        if !mapped(&conn, window).unwrap_or(false) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("the dialog did not close on {key}");
+        }
+        press_key_in(window, key)?;
+        let settle = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < settle && mapped(&conn, window).unwrap_or(false) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
 }
 
 /// Clicks notification `id` until `window` is shown again (a click in
