@@ -152,9 +152,11 @@ pub(crate) fn on_close_requested<R: Runtime>(app: &AppHandle<R>) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         if tray_is_hosted().await {
+            tracing::info!("window closed to the tray");
             hide_main_window(&app);
             return;
         }
+        tracing::info!("no tray host: asking whether to quit");
         let handle = app.clone();
         app.dialog()
             .message(
@@ -205,7 +207,7 @@ pub(crate) async fn tray_is_hosted() -> bool {
     match tokio::time::timeout(Duration::from_secs(5), check).await {
         Ok(Ok(owned)) => owned,
         Ok(Err(error)) => {
-            tracing::debug!(%error, "no session bus to find a tray on");
+            tracing::warn!(%error, "could not ask the session bus for a tray host");
             false
         }
         Err(_) => {

@@ -45,6 +45,47 @@ impl Sandbox {
     }
 }
 
+/// The environment every launch of a sandbox's app gets: its own HOME, XDG
+/// dirs and data root.
+fn app_env(sandbox: &Sandbox, data_root: &Path) -> Result<Vec<(&'static str, PathBuf)>> {
+    let home = sandbox.path().join("home");
+    let runtime_dir = sandbox.path().join("runtime");
+    for dir in [&home, &runtime_dir] {
+        std::fs::create_dir_all(dir)?;
+    }
+    set_private(&runtime_dir)?;
+    Ok(vec![
+        ("PIZZA_DATA_ROOT", data_root.to_path_buf()),
+        ("XDG_CONFIG_HOME", home.join(".config")),
+        ("XDG_DATA_HOME", home.join(".local/share")),
+        ("XDG_CACHE_HOME", home.join(".cache")),
+        ("XDG_RUNTIME_DIR", runtime_dir),
+        ("RUST_LOG", PathBuf::from("info")),
+        ("HOME", home),
+    ])
+}
+
+/// Launches the sandbox's app a second time, as a person double-clicking
+/// it or a desktop entry would, with `args`; waits for that process to end
+/// (a second instance hands over to the first and exits).
+pub(crate) async fn launch_again(
+    sandbox: &Sandbox,
+    args: &[&str],
+) -> Result<std::process::ExitStatus> {
+    let mut second = tokio::process::Command::new(app_binary()?)
+        .args(args)
+        .envs(app_env(sandbox, &sandbox.data_root())?)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .context("launching the app again")?;
+    tokio::time::timeout(UI_TIMEOUT, second.wait())
+        .await
+        .context("the second launch did not exit")?
+        .context("waiting for the second launch")
+}
+
 /// Options for one app launch.
 #[derive(Debug, Default)]
 pub(crate) struct Launch {
@@ -68,12 +109,6 @@ impl App {
     pub(crate) async fn start_with(sandbox: &Sandbox, name: &str, launch: Launch) -> Result<Self> {
         let binary = app_binary()?;
         let port = free_port()?;
-        let home = sandbox.path().join("home");
-        let runtime_dir = sandbox.path().join("runtime");
-        for dir in [&home, &runtime_dir] {
-            std::fs::create_dir_all(dir)?;
-        }
-        set_private(&runtime_dir)?;
         let data_root = launch.data_root.unwrap_or_else(|| sandbox.data_root());
 
         let mut command = Command::new("WebKitWebDriver");
@@ -81,13 +116,7 @@ impl App {
             .arg(format!("--port={port}"))
             // The browser binary inherits the driver's environment.
             .env("TAURI_WEBVIEW_AUTOMATION", "true")
-            .env("PIZZA_DATA_ROOT", &data_root)
-            .env("HOME", &home)
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .env("XDG_DATA_HOME", home.join(".local/share"))
-            .env("XDG_CACHE_HOME", home.join(".cache"))
-            .env("XDG_RUNTIME_DIR", &runtime_dir)
-            .env("RUST_LOG", "info")
+            .envs(app_env(sandbox, &data_root)?)
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
         #[cfg(unix)]
@@ -277,9 +306,15 @@ impl App {
 
     /// Ends the session (the app exits) and stops the driver.
     pub(crate) async fn stop(mut self) -> Result<()> {
-        let result = self.client.clone().close().await;
+        // An app that keeps running with its window closed (to the tray)
+        // must not hold the suite: the driver's group is ended regardless.
+        let closed =
+            tokio::time::timeout(Duration::from_secs(10), self.client.clone().close()).await;
         kill_group(&mut self.driver);
-        result.context("closing the WebDriver session")
+        match closed {
+            Ok(result) => result.context("closing the WebDriver session"),
+            Err(_) => Ok(()),
+        }
     }
 
     /// Runs `body`; on failure takes a screenshot. Always stops the app.

@@ -1,11 +1,13 @@
 //! The tray menu end to end: a tray host on the test's session bus (the
 //! app's bus too) takes the app's tray item, and its menu entries are
 //! clicked over `com.canonical.dbusmenu` as a panel clicks them — Open brings
-//! back a window closed to the tray, Quick ask opens its window, and Quit
+//! back a window closed to the tray (and a second launch shows the thread
+//! it names), Quick ask opens its window, and Quit
 //! during a run asks first, then records the run `cancelled` and exits.
 
 use crate::chat::{ask, configure_provider, openai_mock};
-use crate::harness::{App, Sandbox};
+use crate::harness::{App, Sandbox, launch_again};
+use crate::seed;
 use crate::x11;
 use anyhow::{Result, anyhow, bail, ensure};
 use pizza_store::{RunStatus, Store, ThreadQuery};
@@ -60,6 +62,13 @@ async fn wait_for_entry(menu: &TrayMenu, label: &str) -> Result<()> {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()> {
     let sandbox = Sandbox::new()?;
+    let mut kept = String::new();
+    seed::data_root(&sandbox.data_root(), async |store| {
+        kept = seed::thread(store, "Sourdough starter", 1, None).await?;
+        seed::thread(store, "Oven temperatures", 1, None).await?;
+        Ok(())
+    })
+    .await?;
     // Before the app starts: its tray item registers at once.
     let watcher = TrayWatcher::start().map_err(|e| anyhow!(e))?;
     let app = App::start(&sandbox, "tray-menu").await?;
@@ -83,6 +92,16 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
         x11::wait_until(window, true).await?;
         app.click("[data-testid=rail-settings]").await?;
         app.find("[data-testid=settings-general]").await?;
+
+        // A second launch naming a thread hands it to this window, which
+        // shows it; the second process exits.
+        let second = launch_again(&sandbox, &["--thread", &kept]).await?;
+        ensure!(second.success(), "the second launch exited with {second}");
+        app.wait_for_value(
+            "const t = document.querySelector('[data-testid=thread-pane-title]'); return t && t.textContent",
+            &json!("Sourdough starter"),
+        )
+        .await?;
 
         let main = app.client.window().await?;
         menu.click("Quick ask…").map_err(|e| anyhow!(e))?;
