@@ -135,8 +135,7 @@ async fn a_finished_run_is_announced_and_its_notification_opens_the_thread() -> 
         );
         ask(app, FOLLOW_UP).await?;
         app.find("[data-testid=composer-stop]").await?;
-        let window = x11::close_window("Pizza Bot", &app.processes())?;
-        x11::wait_until(window, false).await?;
+        let window = x11::close_until_hidden("Pizza Bot", &app.processes()).await?;
 
         let second = tokio::task::block_in_place(|| {
             server.wait_for(NOTIFICATION_TIMEOUT, |n| n.body.contains(FOLLOW_UP_ANSWER))

@@ -86,8 +86,7 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
         );
 
         // With a tray, closing the window only hides it; Open shows it again.
-        let window = x11::close_window(MAIN_TITLE, &app.processes())?;
-        x11::wait_until(window, false).await?;
+        let window = x11::close_until_hidden(MAIN_TITLE, &app.processes()).await?;
         menu.click("Open Pizza Bot").map_err(|e| anyhow!(e))?;
         x11::wait_until(window, true).await?;
         app.click("[data-testid=rail-settings]").await?;
