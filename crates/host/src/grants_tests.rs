@@ -2,7 +2,6 @@
 //! store and real folders; the model is scripted.
 
 use super::*;
-use crate::{DataRoot, HostOptions};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use pizza_llm::{FakeModel, FakeTurn, ModelClient, ModelDescriptor, ModelRequest};
@@ -57,14 +56,7 @@ impl pizza_providers::Provider for GatedModel {
     }
 }
 
-async fn open(root: &TempDataRoot) -> Host {
-    Host::open(
-        DataRoot::prepare(root.path()).unwrap(),
-        HostOptions::default().with_ollama_probe(None),
-    )
-    .await
-    .unwrap()
-}
+use crate::tests::open;
 
 /// A real folder beside (not inside) the data root.
 fn folder(root: &TempDataRoot, rel: &str) -> PathBuf {

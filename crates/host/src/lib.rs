@@ -180,4 +180,4 @@ impl Host {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

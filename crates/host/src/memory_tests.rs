@@ -1,19 +1,11 @@
 //! Memory commands against a real data root in a temp dir.
 
 use super::*;
-use crate::{DataRoot, HostOptions};
 use pizza_protocol::{SettingsGetParams, SettingsPatch};
 use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
 
-async fn open(root: &TempDataRoot) -> Host {
-    Host::open(
-        DataRoot::prepare(root.path()).unwrap(),
-        HostOptions::default().with_ollama_probe(None),
-    )
-    .await
-    .unwrap()
-}
+use crate::tests::open;
 
 fn write(name: &str, content: &str) -> MemoryWriteParams {
     MemoryWriteParams {

@@ -3,10 +3,12 @@ use pizza_protocol::{SettingsGetParams, SettingsPatch, Theme};
 use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
 
-async fn open(root: &TempDataRoot) -> Host {
+/// A host on `root` with default options and no Ollama probe, for the
+/// tests of every module.
+pub(crate) async fn open(root: &TempDataRoot) -> Host {
     Host::open(
         DataRoot::prepare(root.path()).unwrap(),
-        HostOptions::default(),
+        HostOptions::default().with_ollama_probe(None),
     )
     .await
     .unwrap()

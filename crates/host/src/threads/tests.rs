@@ -1,4 +1,4 @@
-use crate::{DataRoot, Host, HostOptions};
+use crate::Host;
 use pizza_protocol::{
     AppEvent, ErrorCode, ExportFormat, FolderCreateParams, FolderDeleteParams, FolderListParams,
     FolderMove, FolderUpdateParams, MessagePart, Role, ThreadCreateParams, ThreadExportParams,
@@ -10,14 +10,7 @@ use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-async fn open(root: &TempDataRoot) -> Host {
-    Host::open(
-        DataRoot::prepare(root.path()).unwrap(),
-        HostOptions::default(),
-    )
-    .await
-    .unwrap()
-}
+use crate::tests::open;
 
 fn text(role: StoreRole, text: &str) -> NewMessage {
     NewMessage::new(role, json!([{"type": "text", "text": text}]), text)
