@@ -91,7 +91,13 @@ impl Host {
             thread: summary(thread),
             messages: page.messages.into_iter().map(message_view).collect(),
             has_more_before: page.has_more,
-            pending_interrupt: head.into_iter().next().and_then(|c| c.interrupt),
+            // An interrupt the agent wrote always parses; a damaged one shows none.
+            pending_interrupt: head
+                .into_iter()
+                .next()
+                .and_then(|c| c.interrupt)
+                .and_then(|value| serde_json::from_value(value).ok()),
+            queued: Vec::new(),
             resumable: self.is_resumable(&params.thread_id).await?,
         })
     }

@@ -117,6 +117,10 @@ commands! {
     RunResume = "run_resume", crate::ThreadIdParams => crate::RunStartResponse;
     /// Drops the offer to resume a run the app's restart interrupted.
     RunDiscard = "run_discard", crate::ThreadIdParams => ();
+    /// Sends a message, or queues it in the host while the thread is busy.
+    QueueAdd = "queue_add", crate::QueueAddParams => crate::QueueAddResponse;
+    /// Removes a queued message before it is sent.
+    QueueRemove = "queue_remove", crate::QueueRemoveParams => ();
     /// Streams the thread's run events over the `on_event` channel.
     ThreadSubscribe = "thread_subscribe", crate::ThreadSubscribeParams => crate::ThreadSubscribeResponse;
     /// Which thread the user is looking at, for the unread rule.

@@ -30,12 +30,19 @@ pub enum AppEvent {
     /// the request with `notification_take_pending`, so one that was not
     /// ready when this was sent still gets it.
     Navigate { thread_id: ThreadId },
+    /// The thread's host-side queue changed (a message queued, removed, or
+    /// taken to start a run); the whole queue, oldest first.
+    QueueChanged {
+        thread_id: ThreadId,
+        queued: Vec<crate::QueuedMessage>,
+    },
 }
 
 impl AppEvent {
     pub const THREADS_CHANGED: &'static str = "threads_changed";
     pub const ACTIVITY: &'static str = "activity";
     pub const NAVIGATE: &'static str = "navigate";
+    pub const QUEUE_CHANGED: &'static str = "queue_changed";
 
     /// The Tauri event name.
     pub fn name(&self) -> &'static str {
@@ -43,6 +50,7 @@ impl AppEvent {
             Self::ThreadsChanged { .. } => Self::THREADS_CHANGED,
             Self::Activity { .. } => Self::ACTIVITY,
             Self::Navigate { .. } => Self::NAVIGATE,
+            Self::QueueChanged { .. } => Self::QUEUE_CHANGED,
         }
     }
 }

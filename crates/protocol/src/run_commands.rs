@@ -28,6 +28,36 @@ pub struct RunStartResponse {
     pub run_id: RunId,
 }
 
+/// Sends a message on a thread, or queues it in the host while the thread
+/// is busy (a live run, or a decision pending); a queued message starts its
+/// own run once the thread is free.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueAddParams {
+    pub thread_id: ThreadId,
+    pub text: String,
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// Either the run that started at once, or the message as queued.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueAddResponse {
+    pub thread_id: ThreadId,
+    /// Set when the thread was free and the run started at once.
+    pub run_id: Option<RunId>,
+    /// Set when the message waits in the host's queue.
+    pub queued: Option<crate::QueuedMessage>,
+}
+
+/// Takes a message out of the thread's queue before it is sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueRemoveParams {
+    pub thread_id: ThreadId,
+    pub queued_id: String,
+}
+
 /// Cancels the thread's live run if it is still `run_id`, so a stale cancel
 /// never stops a newer run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -43,6 +43,34 @@ pub struct ThreadSummary {
     pub parent_thread_id: Option<ThreadId>,
     /// The seq of the newest message; 0 for an empty thread.
     pub last_seq: i64,
+    /// The thread's live run, whoever started it (a window, a schedule).
+    #[serde(default)]
+    pub live_run_id: Option<crate::RunId>,
+    /// The thread's newest run that has ended, for the outcome mark.
+    #[serde(default)]
+    pub last_run: Option<RunBrief>,
+}
+
+/// A run as lists show it: which one, how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunBrief {
+    pub run_id: crate::RunId,
+    pub status: crate::RunStatus,
+    /// The error's stable code when the run failed.
+    #[serde(default)]
+    pub error_code: Option<crate::ErrorCode>,
+}
+
+/// A message the host holds until the thread's live run (or pending
+/// decision) is over; it survives closing the window and restarting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueuedMessage {
+    pub id: String,
+    pub text: String,
+    /// `provider:model` asked for, if any.
+    #[serde(default)]
+    pub model: Option<String>,
+    pub created_at: i64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,7 +175,10 @@ pub struct ThreadDetail {
     /// Oldest first.
     pub messages: Vec<MessageView>,
     pub has_more_before: bool,
-    pub pending_interrupt: Option<serde_json::Value>,
+    pub pending_interrupt: Option<crate::Interrupt>,
+    /// Messages waiting for the live run to end, oldest first.
+    #[serde(default)]
+    pub queued: Vec<QueuedMessage>,
     /// A run the app's restart interrupted: offer `run_resume` / `run_discard`.
     #[serde(default)]
     pub resumable: bool,

@@ -22,6 +22,8 @@ pub(crate) fn summary(thread: store::Thread) -> ThreadSummary {
         preview: thread.preview,
         parent_thread_id: thread.parent_thread_id,
         last_seq: thread.last_seq,
+        live_run_id: None,
+        last_run: None,
     }
 }
 

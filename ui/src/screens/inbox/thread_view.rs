@@ -154,11 +154,7 @@ fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: O
         feed.more_before.set(detail.has_more_before);
         feed.messages.set(detail.messages);
         run.resumable.set(detail.resumable);
-        run.interrupt.set(
-            detail
-                .pending_interrupt
-                .and_then(|value| serde_json::from_value(value).ok()),
-        );
+        run.interrupt.set(detail.pending_interrupt);
         run.model.set(detail.thread.model.clone());
         feed.thread.set(Some(detail.thread));
         // Subscribe once the page is in, so completed messages append to it.
