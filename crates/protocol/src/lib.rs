@@ -49,16 +49,17 @@ pub use run::{
     RunId, RunStatus,
 };
 pub use run_commands::{
-    QueueAddParams, QueueAddResponse, QueueRemoveParams, RunCancelParams, RunCancelResponse, RunRespondParams, RunStartParams, RunStartResponse,
-    ThreadSubscribeParams, ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
+    QueueAddParams, QueueAddResponse, QueueRemoveParams, RunCancelParams, RunCancelResponse,
+    RunRespondParams, RunStartParams, RunStartResponse, ThreadSubscribeParams,
+    ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
 pub use settings::{NotificationPrefs, Settings, SettingsGetParams, SettingsPatch, Theme};
 pub use thread::{
-    CheckpointView, ExportFormat, FolderId, FolderMove, MessageId, MessagePart, MessageView, QueuedMessage, Role, RunBrief,
-    SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail, ThreadExportParams,
-    ThreadExportResponse, ThreadForkParams, ThreadGetParams, ThreadId, ThreadIdParams,
-    ThreadListParams, ThreadListResponse, ThreadSearchParams, ThreadSource, ThreadSummary,
-    ThreadUpdateParams, ThreadView, ViewCounts,
+    CheckpointView, ExportFormat, FolderId, FolderMove, MessageId, MessagePart, MessageView,
+    QueuedMessage, Role, RunBrief, SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail,
+    ThreadExportParams, ThreadExportResponse, ThreadForkParams, ThreadGetParams, ThreadId,
+    ThreadIdParams, ThreadListParams, ThreadListResponse, ThreadSearchParams, ThreadSource,
+    ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
 };
 
 /// Bumped whenever a command or DTO changes incompatibly.
