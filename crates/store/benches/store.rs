@@ -47,7 +47,7 @@ async fn open(
 }
 
 fn message(text: String) -> NewMessage {
-    NewMessage::new(Role::User, json!([{ "type": "text", "text": text }]), text)
+    NewMessage::new(Role::User, vec![pizza_store::Part::text(text.clone())], text)
 }
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {

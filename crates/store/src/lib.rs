@@ -14,6 +14,7 @@ mod settings;
 mod store;
 mod text;
 mod threads;
+pub mod transcript;
 
 pub use checkpoints::{
     Checkpoint, CommittedStep, FILE_PATH_MAX_CHARS, FileChange, HISTORY_PAGE_MAX, StateFile,
@@ -24,6 +25,7 @@ pub use error::{DatabaseError, Error, Result};
 pub use folders::{Folder, FolderUpdate};
 pub use grants::{GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant};
 pub use messages::{MESSAGE_PAGE_MAX, Message, MessagePage, NewMessage, Role};
+pub use transcript::{AttachmentRef, Part, ResultPart};
 pub use migrate::SCHEMA_VERSION;
 pub use runs::{
     ACTIVITY_PAGE_MAX, ACTIVITY_RETAINED, ActivityEntry, INTERRUPTED_BY_RESTART, NewActivity, Run,

@@ -1,7 +1,5 @@
 //! Append-only messages, keyed by (thread, seq); seq starts at 1.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
@@ -9,45 +7,38 @@ use crate::error::{Error, Result};
 use crate::search::{MARK_END, MARK_START};
 use crate::store::Store;
 use crate::text::{clamp_limit, from_json, to_json};
+use crate::transcript::{self, Part};
 
 /// The largest page `messages_before` returns.
 pub const MESSAGE_PAGE_MAX: u32 = 500;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    System,
-    User,
-    Assistant,
-    Tool,
-}
+/// Who wrote a message: one role type, the protocol's.
+pub use pizza_protocol::Role;
 
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::System => "system",
-            Self::User => "user",
-            Self::Assistant => "assistant",
-            Self::Tool => "tool",
-        }
-    }
-
-    pub(crate) fn parse(s: &str) -> Result<Self> {
-        match s {
-            "system" => Ok(Self::System),
-            "user" => Ok(Self::User),
-            "assistant" => Ok(Self::Assistant),
-            "tool" => Ok(Self::Tool),
-            other => Err(Error::Corrupt(format!("unknown message role {other:?}"))),
-        }
+pub(crate) fn role_str(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
     }
 }
 
-/// A message to append. `content` is opaque to the store; `text` is what search indexes.
+pub(crate) fn parse_role(s: &str) -> Result<Role> {
+    match s {
+        "system" => Ok(Role::System),
+        "user" => Ok(Role::User),
+        "assistant" => Ok(Role::Assistant),
+        "tool" => Ok(Role::Tool),
+        other => Err(Error::Corrupt(format!("unknown message role {other:?}"))),
+    }
+}
+
+/// A message to append. `text` is what search indexes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewMessage {
     pub role: Role,
-    pub content: Value,
+    pub content: Vec<Part>,
     pub text: String,
     /// Assistant only: the tool calls this message issued.
     pub tool_call_ids: Vec<String>,
@@ -56,7 +47,7 @@ pub struct NewMessage {
 }
 
 impl NewMessage {
-    pub fn new(role: Role, content: Value, text: impl Into<String>) -> Self {
+    pub fn new(role: Role, content: Vec<Part>, text: impl Into<String>) -> Self {
         Self {
             role,
             content,
@@ -99,13 +90,13 @@ impl NewMessage {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Message {
     pub id: String,
     pub thread_id: String,
     pub seq: i64,
     pub role: Role,
-    pub content: Value,
+    pub content: Vec<Part>,
     pub text: String,
     pub tool_call_ids: Vec<String>,
     pub tool_call_id: Option<String>,
@@ -120,19 +111,21 @@ pub struct MessagePage {
     pub has_more: bool,
 }
 
-pub(crate) const MESSAGE_COLUMNS: &str =
-    "id, thread_id, seq, role, content, text, tool_call_ids, tool_call_id, created_at";
+pub(crate) const MESSAGE_COLUMNS: &str = "id, thread_id, seq, role, content, content_version, \
+     text, tool_call_ids, tool_call_id, created_at";
 
 pub(crate) fn message_from_row(row: &SqliteRow) -> Result<Message> {
     let content: String = row.try_get("content")?;
+    let version: i64 = row.try_get("content_version")?;
+    let text: String = row.try_get("text")?;
     let calls: Option<String> = row.try_get("tool_call_ids")?;
     Ok(Message {
         id: row.try_get("id")?,
         thread_id: row.try_get("thread_id")?,
         seq: row.try_get("seq")?,
-        role: Role::parse(row.try_get("role")?)?,
-        content: from_json("message content", &content)?,
-        text: row.try_get("text")?,
+        role: parse_role(row.try_get("role")?)?,
+        content: transcript::decode(version, &content, &text)?,
+        text,
         tool_call_ids: calls
             .map(|c| from_json("tool-call ids", &c))
             .transpose()?
@@ -159,14 +152,15 @@ pub(crate) async fn insert_message(
         Some(to_json(&message.tool_call_ids)?)
     };
     sqlx::query(
-        "INSERT INTO messages (thread_id, seq, id, role, content, text, tool_call_ids, \
-         tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO messages (thread_id, seq, id, role, content, content_version, text, \
+         tool_call_ids, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(thread_id)
     .bind(seq)
     .bind(&id)
-    .bind(message.role.as_str())
+    .bind(role_str(message.role))
     .bind(to_json(&message.content)?)
+    .bind(transcript::CONTENT_VERSION)
     .bind(&text)
     .bind(calls)
     .bind(&message.tool_call_id)

@@ -92,7 +92,7 @@ impl Store {
                     thread_id: row.try_get("thread_id")?,
                     message_id: row.try_get("id")?,
                     seq: row.try_get("seq")?,
-                    role: Role::parse(row.try_get("role")?)?,
+                    role: crate::messages::parse_role(row.try_get("role")?)?,
                     snippet: row.try_get("snippet")?,
                 })
             })

@@ -154,3 +154,98 @@ async fn failing_migration_on_fresh_db_leaves_it_empty() {
     assert!(!table_exists(&mut conn, "threads").await);
     assert!(!table_exists(&mut conn, "extra").await);
 }
+
+/// A database written before the store had its own transcript type opens,
+/// and its messages read as the parts they meant: same text, same calls, a
+/// tool result whose one string became one text part.
+#[tokio::test]
+async fn messages_written_before_the_transcript_type_read_the_same() {
+    use crate::{NewThread, Part, ResultPart, Role};
+    let dir = tempfile::tempdir().unwrap();
+    let before = Store::open_with_migrations(dir.path(), StoreOptions::default(), &MIGRATIONS[..2])
+        .await
+        .unwrap();
+    let thread = before.create_thread(NewThread::default()).await.unwrap();
+    before.close().await;
+    let mut conn = raw(dir.path()).await;
+    let rows = [
+        (1, "user", r#"[{"type":"text","text":"list it"}]"#, "list it", None, None),
+        (
+            2,
+            "assistant",
+            r#"[{"type":"reasoning","text":"hm"},{"type":"tool_call","id":"c1","name":"ls","arguments":{"path":"/"}}]"#,
+            "",
+            Some(r#"["c1"]"#),
+            None,
+        ),
+        (
+            3,
+            "tool",
+            r#"[{"type":"tool_result","call_id":"c1","content":"/notes.md","is_error":false}]"#,
+            "/notes.md",
+            None,
+            Some("c1"),
+        ),
+        (4, "assistant", "not json at all", "the answer", None, None),
+    ];
+    for (seq, role, content, text, calls, answers) in rows {
+        sqlx::query(
+            "INSERT INTO messages (thread_id, seq, id, role, content, text, tool_call_ids, \
+             tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+        )
+        .bind(&thread.id)
+        .bind(seq)
+        .bind(format!("m{seq}"))
+        .bind(role)
+        .bind(content)
+        .bind(text)
+        .bind(calls)
+        .bind(answers)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    conn.close().await.unwrap();
+
+    let store = Store::open(dir.path()).await.unwrap();
+    let page = store.messages_before(&thread.id, None, 10).await.unwrap();
+    let parts: Vec<(Role, Vec<Part>)> = page
+        .messages
+        .into_iter()
+        .map(|m| (m.role, m.content))
+        .collect();
+    assert_eq!(
+        parts,
+        vec![
+            (Role::User, vec![Part::text("list it")]),
+            (
+                Role::Assistant,
+                vec![
+                    Part::Reasoning {
+                        text: "hm".into(),
+                        signature: None,
+                        encrypted: None
+                    },
+                    Part::ToolCall {
+                        id: "c1".into(),
+                        name: "ls".into(),
+                        arguments: serde_json::json!({"path": "/"})
+                    }
+                ]
+            ),
+            (
+                Role::Tool,
+                vec![Part::ToolResult {
+                    call_id: "c1".into(),
+                    content: vec![ResultPart::text("/notes.md")],
+                    is_error: false
+                }]
+            ),
+            // A damaged row still shows, as its text.
+            (Role::Assistant, vec![Part::text("the answer")]),
+        ]
+    );
+    let hits = store.search("notes", 10).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    store.close().await;
+}

@@ -283,14 +283,14 @@ async fn bad_steps_write_nothing() {
     let bad_steps = vec![
         step(vec![
             user("fine"),
-            NewMessage::new(Role::Tool, json!([]), "no call id"),
+            NewMessage::new(Role::Tool, Vec::new(), "no call id"),
         ]),
         step(vec![
             user("fine"),
-            NewMessage::new(Role::User, json!([]), "x").with_tool_calls(["c"]),
+            NewMessage::new(Role::User, Vec::new(), "x").with_tool_calls(["c"]),
         ]),
         step(vec![
-            NewMessage::new(Role::Assistant, json!([]), "x").answering("c"),
+            NewMessage::new(Role::Assistant, Vec::new(), "x").answering("c"),
         ]),
         step(vec![calls(&[""])]),
         step_with_files(

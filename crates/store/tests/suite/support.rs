@@ -2,8 +2,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use pizza_store::{
-    Clock, FileChange, ManualClock, NewMessage, NewThread, Role, StepCommit, Store, StoreOptions,
-    Thread,
+    Clock, FileChange, ManualClock, NewMessage, NewThread, Part, ResultPart, Role, StepCommit,
+    Store, StoreOptions, Thread,
 };
 use serde_json::json;
 use sqlx::{Connection, SqliteConnection};
@@ -36,8 +36,8 @@ pub(crate) async fn open_at(dir: &Path, clock: Arc<dyn Clock>) -> Store {
     .unwrap()
 }
 
-pub(crate) fn content(text: &str) -> serde_json::Value {
-    json!([{ "type": "text", "text": text }])
+pub(crate) fn content(text: &str) -> Vec<Part> {
+    vec![Part::text(text)]
 }
 
 pub(crate) fn user(text: &str) -> NewMessage {
@@ -49,16 +49,25 @@ pub(crate) fn assistant(text: &str) -> NewMessage {
 }
 
 pub(crate) fn calls(ids: &[&str]) -> NewMessage {
-    NewMessage::new(
-        Role::Assistant,
-        json!([{ "type": "tool_calls", "ids": ids }]),
-        "",
-    )
+    let parts = ids
+        .iter()
+        .map(|id| Part::ToolCall {
+            id: (*id).to_owned(),
+            name: "ls".to_owned(),
+            arguments: json!({}),
+        })
+        .collect();
+    NewMessage::new(Role::Assistant, parts, "")
     .with_tool_calls(ids.iter().copied())
 }
 
 pub(crate) fn tool(call: &str, text: &str) -> NewMessage {
-    NewMessage::new(Role::Tool, content(text), text).answering(call)
+    let parts = vec![Part::ToolResult {
+        call_id: call.to_owned(),
+        content: vec![ResultPart::text(text)],
+        is_error: false,
+    }];
+    NewMessage::new(Role::Tool, parts, text).answering(call)
 }
 
 pub(crate) fn step(messages: Vec<NewMessage>) -> StepCommit {
