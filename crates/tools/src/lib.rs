@@ -33,7 +33,7 @@ pub use path::normalize_path;
 pub use registry::ToolRegistry;
 pub use schema::validate as validate_schema;
 pub use thread_files::ThreadFiles;
-pub use tool::{Tool, ToolContext};
+pub use tool::{OutputPart, Tool, ToolContext, ToolOutput};
 
 /// Re-exported so tool implementors need not depend on tokio-util.
 pub use tokio_util::sync::CancellationToken;

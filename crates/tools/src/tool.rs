@@ -19,6 +19,48 @@ pub struct ToolContext {
     pub fs: Arc<dyn FileSystem>,
 }
 
+/// One part of what a tool returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutputPart {
+    Text(String),
+}
+
+/// What a tool call returns: its content parts, and whether the tool itself
+/// reports a failure the model should read (a tool that could not run at all
+/// returns a [`crate::ToolError`] instead).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    pub parts: Vec<OutputPart>,
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            parts: vec![OutputPart::Text(text.into())],
+            is_error: false,
+        }
+    }
+
+    /// The text parts joined: what a reader of the result sees.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                OutputPart::Text(text) => out.push_str(text),
+            }
+        }
+        out
+    }
+}
+
+impl From<String> for ToolOutput {
+    fn from(text: String) -> Self {
+        Self::text(text)
+    }
+}
+
 /// A tool the model can call. Object-safe: the registry holds `Arc<dyn Tool>`.
 ///
 /// `call` gets arguments already validated against [`Tool::parameters`]. It
@@ -30,10 +72,23 @@ pub trait Tool: Send + Sync + Debug {
     fn description(&self) -> &str;
     /// JSON Schema of the arguments object.
     fn parameters(&self) -> Value;
+    /// Whether this call waits for the person's approval unless a policy
+    /// says otherwise: a tool that changes something outside the thread
+    /// asks; one that only reads does not.
+    fn asks_by_default(&self, _args: &Value) -> bool {
+        false
+    }
+    /// One sentence for the approval card: what the call will do.
+    fn describe_call(&self, args: &Value) -> String {
+        match args.get("file_path").and_then(Value::as_str) {
+            Some(path) => format!("Run {} on {path}.", self.name()),
+            None => format!("Run the tool {}.", self.name()),
+        }
+    }
     async fn call(
         &self,
         ctx: &ToolContext,
         args: Value,
         cancel: CancellationToken,
-    ) -> Result<String>;
+    ) -> Result<ToolOutput>;
 }

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::{check_cancel, parse};
 use crate::error::Result;
 use crate::path::normalize_path;
-use crate::tool::{Tool, ToolContext};
+use crate::tool::{Tool, ToolContext, ToolOutput};
 
 /// Lines `read_file` returns when no `limit` is given.
 pub const READ_DEFAULT_LIMIT: usize = 2_000;
@@ -55,13 +55,13 @@ impl Tool for Ls {
         ctx: &ToolContext,
         args: Value,
         cancel: CancellationToken,
-    ) -> Result<String> {
+    ) -> Result<ToolOutput> {
         let args: LsArgs = parse(self.name(), args)?;
         let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
         check_cancel(&cancel)?;
         let listing = ctx.fs.list_bounded(&dir).await?;
         if listing.items.is_empty() && listing.truncated.is_none() {
-            return Ok(format!("{dir} is empty."));
+            return Ok(format!("{dir} is empty.").into());
         }
         let mut out = String::new();
         for entry in listing.items {
@@ -74,7 +74,7 @@ impl Tool for Ls {
         if let Some(note) = listing.truncated {
             out.push_str(&note);
         }
-        Ok(out.trim_end().to_owned())
+        Ok(out.trim_end().to_owned().into())
     }
 }
 
@@ -120,7 +120,7 @@ impl Tool for ReadFile {
         ctx: &ToolContext,
         args: Value,
         cancel: CancellationToken,
-    ) -> Result<String> {
+    ) -> Result<ToolOutput> {
         let args: ReadArgs = parse(self.name(), args)?;
         let path = normalize_path(&args.file_path)?;
         check_cancel(&cancel)?;
@@ -130,7 +130,8 @@ impl Tool for ReadFile {
             &content,
             args.offset.unwrap_or(0),
             args.limit.unwrap_or(READ_DEFAULT_LIMIT),
-        ))
+        )
+        .into())
     }
 }
 

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::{check_cancel, parse};
 use crate::error::{Result, ToolError};
 use crate::path::normalize_path;
-use crate::tool::{Tool, ToolContext};
+use crate::tool::{Tool, ToolContext, ToolOutput};
 
 /// The most paths or lines a search returns; the rest is counted, not shown.
 const MAX_RESULTS: usize = 500;
@@ -71,7 +71,7 @@ impl Tool for Glob {
         ctx: &ToolContext,
         args: Value,
         cancel: CancellationToken,
-    ) -> Result<String> {
+    ) -> Result<ToolOutput> {
         let args: GlobArgs = parse(self.name(), args)?;
         let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
         let glob = matcher(self.name(), &dir, &args.pattern)?;
@@ -84,9 +84,9 @@ impl Tool for Glob {
             .collect();
         if matches.is_empty() {
             let none = format!("No files match {:?} in {dir}.", args.pattern);
-            return Ok(with_note(none, walked.truncated));
+            return Ok(with_note(none, walked.truncated).into());
         }
-        Ok(with_note(capped(matches), walked.truncated))
+        Ok(with_note(capped(matches), walked.truncated).into())
     }
 }
 
@@ -173,7 +173,7 @@ impl Tool for Grep {
         ctx: &ToolContext,
         args: Value,
         cancel: CancellationToken,
-    ) -> Result<String> {
+    ) -> Result<ToolOutput> {
         let args: GrepArgs = parse(self.name(), args)?;
         let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
         let regex = RegexBuilder::new(&args.pattern)
@@ -231,8 +231,8 @@ impl Tool for Grep {
         }
         if results.is_empty() {
             let none = format!("No matches for {:?} in {dir}.", args.pattern);
-            return Ok(with_note(none, note));
+            return Ok(with_note(none, note).into());
         }
-        Ok(with_note(capped(results), note))
+        Ok(with_note(capped(results), note).into())
     }
 }

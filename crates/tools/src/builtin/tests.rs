@@ -40,7 +40,7 @@ async fn edit_replaces_exactly_one_or_all() {
         )
         .await
         .unwrap();
-    assert_eq!(ok, "Replaced 2 occurrences in /f.");
+    assert_eq!(ok.to_text(), "Replaced 2 occurrences in /f.");
     assert_eq!(files.read("/f").await.unwrap(), "x b x");
     let missing = EditFile
         .call(

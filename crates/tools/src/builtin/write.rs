@@ -7,7 +7,11 @@ use tokio_util::sync::CancellationToken;
 use super::{check_cancel, parse};
 use crate::error::{Result, ToolError};
 use crate::path::normalize_path;
-use crate::tool::{Tool, ToolContext};
+use crate::tool::{Tool, ToolContext, ToolOutput};
+
+fn file_path(args: &Value) -> Option<&str> {
+    args.get("file_path").and_then(Value::as_str)
+}
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WriteFile;
@@ -29,6 +33,18 @@ impl Tool for WriteFile {
          as needed. To change part of an existing file, use edit_file."
     }
 
+    /// A change the person should see first (a policy may say otherwise).
+    fn asks_by_default(&self, _args: &Value) -> bool {
+        true
+    }
+
+    fn describe_call(&self, args: &Value) -> String {
+        match file_path(args) {
+            Some(path) => format!("Write the file {path}."),
+            None => "Write a file.".to_owned(),
+        }
+    }
+
     fn parameters(&self) -> Value {
         json!({
             "type": "object",
@@ -46,7 +62,7 @@ impl Tool for WriteFile {
         ctx: &ToolContext,
         args: Value,
         cancel: CancellationToken,
-    ) -> Result<String> {
+    ) -> Result<ToolOutput> {
         let args: WriteArgs = parse(self.name(), args)?;
         let path = normalize_path(&args.file_path)?;
         check_cancel(&cancel)?;
@@ -55,7 +71,7 @@ impl Tool for WriteFile {
         let chars = args.content.chars().count();
         ctx.fs.write(&path, args.content).await?;
         let verb = if existed { "Replaced" } else { "Created" };
-        Ok(format!("{verb} {path} ({chars} characters)."))
+        Ok(format!("{verb} {path} ({chars} characters).").into())
     }
 }
 
@@ -83,6 +99,18 @@ impl Tool for EditFile {
          Read the file first."
     }
 
+    /// A change the person should see first (a policy may say otherwise).
+    fn asks_by_default(&self, _args: &Value) -> bool {
+        true
+    }
+
+    fn describe_call(&self, args: &Value) -> String {
+        match file_path(args) {
+            Some(path) => format!("Edit the file {path}."),
+            None => "Edit a file.".to_owned(),
+        }
+    }
+
     fn parameters(&self) -> Value {
         json!({
             "type": "object",
@@ -102,7 +130,7 @@ impl Tool for EditFile {
         ctx: &ToolContext,
         args: Value,
         cancel: CancellationToken,
-    ) -> Result<String> {
+    ) -> Result<ToolOutput> {
         let args: EditArgs = parse(self.name(), args)?;
         let path = normalize_path(&args.file_path)?;
         if args.old_string.is_empty() {
@@ -143,6 +171,6 @@ impl Tool for EditFile {
         } else {
             "occurrences"
         };
-        Ok(format!("Replaced {count} {noun} in {path}."))
+        Ok(format!("Replaced {count} {noun} in {path}.").into())
     }
 }

@@ -275,7 +275,9 @@ impl Lab {
             call_id: "c".into(),
             fs: Arc::new(self.fs.clone()),
         };
-        tool.call(&ctx, args, CancellationToken::new()).await
+        tool.call(&ctx, args, CancellationToken::new())
+            .await
+            .map(|output| output.to_text())
     }
 
     /// Everything on disk a write must never touch: the whole lab except the

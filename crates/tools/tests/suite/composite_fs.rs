@@ -64,7 +64,9 @@ impl Setup {
             call_id: "c".into(),
             fs: Arc::new(fs),
         };
-        tool.call(&ctx, args, CancellationToken::new()).await
+        tool.call(&ctx, args, CancellationToken::new())
+            .await
+            .map(|output| output.to_text())
     }
 
     async fn call(&self, tool: &str, args: Value) -> Result<String, ToolError> {

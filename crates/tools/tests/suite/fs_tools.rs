@@ -29,7 +29,9 @@ impl Harness {
             call_id: "c".into(),
             fs: Arc::new(self.files.clone()),
         };
-        tool.call(&ctx, args, CancellationToken::new()).await
+        tool.call(&ctx, args, CancellationToken::new())
+            .await
+            .map(|output| output.to_text())
     }
 }
 

@@ -1,6 +1,8 @@
 use std::sync::Arc;
 
-use pizza_tools::{CancellationToken, ThreadFiles, Tool, ToolContext, ToolError, ToolRegistry};
+use pizza_tools::{
+    CancellationToken, ThreadFiles, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
+};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -23,8 +25,8 @@ impl Tool for Echo {
         _ctx: &ToolContext,
         args: Value,
         _cancel: CancellationToken,
-    ) -> pizza_tools::Result<String> {
-        Ok(args["text"].as_str().unwrap_or_default().to_owned())
+    ) -> pizza_tools::Result<ToolOutput> {
+        Ok(ToolOutput::text(args["text"].as_str().unwrap_or_default()))
     }
 }
 
@@ -72,5 +74,21 @@ async fn any_arc_dyn_tool_registers_and_its_args_are_validated() {
         .call(&ctx, json!({"text": "hi"}), CancellationToken::new())
         .await
         .unwrap();
-    assert_eq!(out, "hi");
+    assert_eq!(out, ToolOutput::text("hi"));
+}
+
+#[test]
+fn each_tool_says_whether_it_asks_and_describes_its_call() {
+    let registry = ToolRegistry::with_builtins();
+    let args = json!({"file_path": "/report.md"});
+    let asks: Vec<&str> = registry
+        .names()
+        .filter(|name| registry.get(name).unwrap().asks_by_default(&args))
+        .collect();
+    assert_eq!(asks, ["edit_file", "write_file"]);
+    let describe = |name: &str| registry.get(name).unwrap().describe_call(&args);
+    assert_eq!(describe("write_file"), "Write the file /report.md.");
+    assert_eq!(describe("edit_file"), "Edit the file /report.md.");
+    assert_eq!(describe("read_file"), "Run read_file on /report.md.");
+    assert_eq!(Echo.describe_call(&json!({"text": "x"})), "Run the tool echo.");
 }
