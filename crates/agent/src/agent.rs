@@ -1,4 +1,4 @@
-//! The agent and its entry points: run, resume, respond.
+//! The agent and its entry points: run, resume, and accepting decisions.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -10,12 +10,12 @@ use pizza_protocol::{
 use pizza_store::{StepCommit, Store};
 use pizza_tools::ToolRegistry;
 
-use crate::config::AgentConfig;
 use crate::error::{Error, Result};
 use crate::meta::{Approved, StepMeta};
+use crate::profile::RunProfile;
 use crate::run::RunLoop;
 use crate::sink::EventSink;
-use crate::transcript::{pending_calls, tool_result_message, view};
+use crate::transcript::{pending_calls, tool_result_message};
 
 /// One run to drive.
 #[derive(Debug, Clone)]
@@ -30,6 +30,8 @@ pub struct RunInput {
     pub context_window: Option<u32>,
     /// A new user message to commit first; `None` continues from the last checkpoint.
     pub new_user_text: Option<String>,
+    /// What this run works with, built by the host when the run starts.
+    pub profile: Arc<RunProfile>,
 }
 
 /// How a run ended. The host records it with [`RunOutcome::to_store`].
@@ -73,75 +75,43 @@ impl RunOutcome {
     }
 }
 
-/// The orchestrator runtime. Cheap to share (`Arc<Agent>`); holds no per-run
-/// state except the claims that make a decision apply exactly once.
+/// The orchestrator runtime. Cheap to share (`Arc<Agent>`); holds nothing
+/// per run but the claims that make a decision apply exactly once: what a
+/// run works with comes in its [`RunInput::profile`].
 #[derive(Debug)]
 pub struct Agent {
     pub(crate) store: Store,
-    pub(crate) tools: ToolRegistry,
-    pub(crate) config: AgentConfig,
     /// Interrupt ids whose decisions are being applied right now.
     claims: Mutex<HashSet<String>>,
 }
 
 impl Agent {
-    pub fn new(store: Store, tools: ToolRegistry, config: AgentConfig) -> Self {
+    pub fn new(store: Store) -> Self {
         Self {
             store,
-            tools,
-            config,
             claims: Mutex::new(HashSet::new()),
         }
     }
 
-    pub fn config(&self) -> &AgentConfig {
-        &self.config
-    }
-
-    pub fn tools(&self) -> &ToolRegistry {
-        &self.tools
-    }
-
     /// Drives a run until a final answer, a limit, an interrupt, a cancel or
-    /// an error, committing every step. Emits `run_started` first and
-    /// `run_finished` last; never panics or returns early without them.
+    /// an error, committing every step. Emits `run_started` first; the end
+    /// is the returned outcome, which the host records and then announces
+    /// as `run_finished` (it owns that event: only it knows when the run row
+    /// is final).
     pub async fn run(
         &self,
         input: RunInput,
         sink: Arc<dyn EventSink>,
         cancel: CancellationToken,
     ) -> RunOutcome {
-        self.run_announcing(input, sink, cancel, Vec::new()).await
-    }
-
-    /// [`Agent::run`], first announcing `committed` (messages a decision
-    /// committed before the run continued) after `run_started`.
-    async fn run_announcing(
-        &self,
-        input: RunInput,
-        sink: Arc<dyn EventSink>,
-        cancel: CancellationToken,
-        committed: Vec<MessageView>,
-    ) -> RunOutcome {
         sink.emit(
-            &[],
+            &input.profile.namespace,
             RunEvent::RunStarted {
                 model: input.model_id.clone(),
             },
         );
-        for message in committed {
-            sink.emit(&[], RunEvent::MessageCompleted { message });
-        }
-        let mut run = RunLoop::new(self, input, Arc::clone(&sink), cancel);
-        let outcome = run.drive().await;
-        sink.emit(
-            &[],
-            RunEvent::RunFinished {
-                status: outcome.status,
-                error: outcome.error.clone(),
-            },
-        );
-        outcome
+        let mut run = RunLoop::new(self, input, sink, cancel);
+        run.drive().await
     }
 
     /// Continues from the last checkpoint (after a crash, a restart, or
@@ -157,35 +127,20 @@ impl Agent {
         self.run(input, sink, cancel).await
     }
 
-    /// Applies decisions to the pending interrupt, then resumes the run.
-    /// `Conflict` when there is no such pending interrupt (including a second
-    /// decision for one already answered); `InvalidInput` for a missing,
-    /// disallowed or invalid decision, which leaves the interrupt pending.
-    pub async fn respond(
-        &self,
-        input: RunInput,
-        response: InterruptResponse,
-        sink: Arc<dyn EventSink>,
-        cancel: CancellationToken,
-    ) -> Result<RunOutcome> {
-        let committed = self
-            .accept_decisions(&input.thread_id, &input.run_id, response)
-            .await?;
-        let mut input = input;
-        input.new_user_text = None;
-        Ok(self.run_announcing(input, sink, cancel, committed).await)
-    }
-
-    /// The first half of [`Agent::respond`]: validates the decisions and
-    /// commits them, clearing the interrupt, in one step. A host that answers
-    /// the user before the run continues calls this, then [`Agent::resume`].
-    /// Returns the tool results the decisions themselves committed (reject,
-    /// respond), for the host to announce.
+    /// Validates the decisions for the pending interrupt and commits them,
+    /// clearing the interrupt, in one step; the host then answers the person
+    /// and continues with [`Agent::resume`]. `Conflict` when there is no such
+    /// pending interrupt (including a second decision for one already
+    /// answered); `InvalidInput` for a missing, disallowed or invalid
+    /// decision, which leaves the interrupt pending. `tools` validates edited
+    /// arguments. Returns the tool results the decisions themselves
+    /// committed (reject, respond), for the host to announce.
     pub async fn accept_decisions(
         &self,
         thread_id: &str,
         run_id: &str,
         response: InterruptResponse,
+        tools: &ToolRegistry,
     ) -> Result<Vec<MessageView>> {
         let id = response.interrupt_id.clone();
         if !self.lock_claims().insert(id.clone()) {
@@ -193,7 +148,9 @@ impl Agent {
                 "interrupt {id} is already being answered"
             )));
         }
-        let result = self.apply_decisions(thread_id, run_id, response).await;
+        let result = self
+            .apply_decisions(thread_id, run_id, response, tools)
+            .await;
         self.lock_claims().remove(&id);
         result
     }
@@ -208,6 +165,7 @@ impl Agent {
         thread_id: &str,
         run_id: &str,
         mut response: InterruptResponse,
+        tools: &ToolRegistry,
     ) -> Result<Vec<MessageView>> {
         let state = self.store.state(thread_id, None).await?;
         let pending: Interrupt = match &state.interrupt {
@@ -270,7 +228,7 @@ impl Agent {
                     );
                 }
                 Decision::Edit { arguments } => {
-                    self.tools
+                    tools
                         .validate(&request.tool, &arguments)
                         .map_err(|e| Error::invalid(e.to_string()))?;
                     meta.approved.insert(
@@ -309,6 +267,10 @@ impl Agent {
                 },
             )
             .await?;
-        committed.messages.iter().map(view).collect()
+        Ok(committed
+            .messages
+            .iter()
+            .map(pizza_store::transcript::view)
+            .collect())
     }
 }

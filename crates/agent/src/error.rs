@@ -51,10 +51,25 @@ impl Error {
     }
 }
 
-/// Same code as `pizza_llm::Error::code()`, our sentence, the provider's words as details.
+/// The wire code of a model error's kind.
+pub(crate) fn model_code(kind: pizza_llm::ErrorKind) -> ErrorCode {
+    use pizza_llm::ErrorKind as K;
+    match kind {
+        K::AuthExpired => ErrorCode::AuthExpired,
+        K::RateLimit => ErrorCode::RateLimit,
+        K::ContextLength => ErrorCode::ContextLength,
+        K::Timeout => ErrorCode::Timeout,
+        K::ModelUnavailable => ErrorCode::ModelUnavailable,
+        K::StreamError => ErrorCode::StreamError,
+        K::Cancelled => ErrorCode::Cancelled,
+        K::InvalidInput => ErrorCode::InvalidInput,
+        K::General => ErrorCode::General,
+    }
+}
+
+/// The kind's code, our sentence, the provider's words as details.
 pub(crate) fn model_api_error(e: &pizza_llm::Error) -> ApiError {
-    let code = serde_json::from_value(serde_json::Value::String(e.code().to_owned()))
-        .unwrap_or(ErrorCode::General);
+    let code = model_code(e.kind());
     let mut api = ApiError::new(code, e.to_string()).retryable(e.retryable());
     if let Some(details) = e.provider_message() {
         api = api.with_details(details);
@@ -80,5 +95,23 @@ mod tests {
         assert_eq!(api.details.as_deref(), Some("slow down"));
         let api = Error::from(pizza_llm::Error::stream("eof")).to_api_error();
         assert_eq!(api.code.as_str(), pizza_llm::Error::stream("eof").code());
+    }
+
+    #[test]
+    fn every_model_error_kind_keeps_its_code_on_the_wire() {
+        use pizza_llm::ErrorKind as K;
+        for kind in [
+            K::AuthExpired,
+            K::RateLimit,
+            K::ContextLength,
+            K::Timeout,
+            K::ModelUnavailable,
+            K::StreamError,
+            K::Cancelled,
+            K::InvalidInput,
+            K::General,
+        ] {
+            assert_eq!(model_code(kind).as_str(), kind.code());
+        }
     }
 }

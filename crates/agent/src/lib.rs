@@ -1,19 +1,19 @@
 #![doc = include_str!("../README.md")]
 
 mod agent;
-mod config;
 mod error;
 mod meta;
+mod profile;
 mod run;
 mod sink;
 mod summarize;
 mod transcript;
 
 pub use agent::{Agent, RunInput, RunOutcome};
-pub use config::{
-    AgentConfig, BASE_PROMPT, DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
-    DEFAULT_MAX_TOOL_CALLS, DEFAULT_SUMMARIZE_AT, FixedClock, LocalClock, PERSONA_MAX_CHARS,
-    SystemClock, clock_line,
+pub use profile::{
+    BASE_PROMPT, DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_SUMMARIZE_AT, FixedClock, LocalClock, PERSONA_MAX_CHARS, RunProfile, SystemClock,
+    clock_line,
 };
 pub use error::{Error, Result};
 pub use sink::{ChannelSink, EventSink, NullSink};

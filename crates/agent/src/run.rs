@@ -16,8 +16,9 @@ use crate::agent::{Agent, RunInput, RunOutcome};
 use crate::error::{Error, Result, model_api_error};
 use crate::meta::StepMeta;
 use crate::sink::EventSink;
+use crate::profile::RunProfile;
 use crate::transcript::{
-    notice_message, pending_calls, tool_result_message, turn_is_over, user_message, view,
+    notice_message, pending_calls, tool_result_message, turn_is_over, user_message,
 };
 
 pub(crate) const MODEL_LIMIT_NOTICE: &str = "This run reached its limit of model calls and \
@@ -55,6 +56,8 @@ pub(crate) enum Next {
 pub(crate) struct RunLoop<'a> {
     pub(crate) agent: &'a Agent,
     pub(crate) input: RunInput,
+    /// The run's profile (shared with `input`), for short paths.
+    pub(crate) profile: Arc<RunProfile>,
     pub(crate) sink: Arc<dyn EventSink>,
     pub(crate) cancel: CancellationToken,
     pub(crate) meta: StepMeta,
@@ -77,6 +80,7 @@ impl<'a> RunLoop<'a> {
         Self {
             agent,
             meta: StepMeta::default(),
+            profile: Arc::clone(&input.profile),
             input,
             sink,
             cancel,
@@ -119,7 +123,7 @@ impl<'a> RunLoop<'a> {
                 if turn_is_over(&self.messages) {
                     return Ok(RunOutcome::new(RunStatus::Succeeded));
                 }
-                if self.meta.model_calls >= self.agent.config.max_model_calls {
+                if self.meta.model_calls >= self.profile.max_model_calls {
                     self.commit(vec![notice_message(MODEL_LIMIT_NOTICE)], None)
                         .await?;
                     return Ok(RunOutcome::new(RunStatus::Succeeded));
@@ -158,7 +162,7 @@ impl<'a> RunLoop<'a> {
                 .map(|(path, file)| (path, file.content))
                 .collect::<BTreeMap<_, _>>(),
         );
-        self.fs = match &self.agent.config.mounts {
+        self.fs = match &self.profile.mounts {
             Some(mounts) => Arc::new(CompositeFs::new(self.files.clone(), Arc::clone(mounts))),
             None => Arc::new(self.files.clone()),
         };
@@ -216,9 +220,9 @@ impl<'a> RunLoop<'a> {
             .await?;
         for message in committed.messages {
             self.sink.emit(
-                &[],
+                &self.profile.namespace,
                 RunEvent::MessageCompleted {
-                    message: view(&message)?,
+                    message: pizza_store::transcript::view(&message),
                 },
             );
             self.messages.push(message);

@@ -4,6 +4,7 @@
 //! is computed once, not on every call.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use pizza_llm::{ContentPart, Message, ModelRequest, Role, ToolSpec};
 use pizza_store::Role as StoredRole;
@@ -73,7 +74,7 @@ pub(crate) async fn prepare(
     let Some(window) = run.input.context_window.filter(|w| *w > 0) else {
         return Ok(messages);
     };
-    let config = &run.agent.config;
+    let config = Arc::clone(&run.profile);
     let fixed = estimate_tokens(system.len())
         + estimate_tokens(serde_json::to_string(tools).map_or(0, |s| s.len()));
     let used: usize = fixed + messages.iter().map(message_tokens).sum::<usize>();
@@ -124,7 +125,7 @@ async fn summarize(run: &mut RunLoop<'_>, older: &[&Entry]) -> Result<String, St
         messages: vec![Message::user(format!(
             "Summarize this conversation so far:\n\n{transcript}"
         ))],
-        max_output_tokens: run.agent.config.max_output_tokens,
+        max_output_tokens: run.profile.max_output_tokens,
         ..ModelRequest::default()
     };
     let completion = run.stream(request, false).await?;

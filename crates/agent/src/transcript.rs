@@ -1,70 +1,82 @@
-//! The stored transcript (`Vec<MessagePart>` JSON per message) and its two
-//! readings: what the model is sent, and what the UI is shown.
+//! The agent's two readings of the stored transcript
+//! ([`pizza_store::Part`]): what it stores for a model's answer or a tool's
+//! result, and what the model is sent. (What the window is shown is derived
+//! by the store, [`pizza_store::transcript::view`].)
 
 use std::collections::HashSet;
 
 use pizza_llm::{ContentPart, Message as LlmMessage, Role as LlmRole, ToolCall};
-use pizza_protocol::{MessagePart, MessageView, Role as ViewRole};
-use pizza_store::{Message as StoredMessage, NewMessage, Role};
+use pizza_store::{Message as StoredMessage, NewMessage, Part, ResultPart, Role};
+use pizza_tools::{OutputPart, ToolOutput};
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The most characters of a tool result indexed for search.
 const RESULT_SEARCH_CHARS: usize = 4_000;
 
-pub(crate) fn parts_of(message: &StoredMessage) -> Result<Vec<MessagePart>> {
-    serde_json::from_value(message.content.clone())
-        .map_err(|e| Error::Corrupt(format!("message {}: {e}", message.id)))
-}
-
-fn content(parts: &[MessagePart]) -> Value {
-    // A Vec of plain enums always serializes.
-    serde_json::to_value(parts).unwrap_or(Value::Array(Vec::new()))
-}
-
 pub(crate) fn user_message(text: &str) -> NewMessage {
-    let parts = vec![MessagePart::Text {
-        text: text.to_owned(),
-    }];
-    NewMessage::new(Role::User, content(&parts), text)
+    NewMessage::new(Role::User, vec![Part::text(text)], text)
 }
 
 /// A notice the app adds to the thread; never sent to the model.
 pub(crate) fn notice_message(text: &str) -> NewMessage {
-    let parts = vec![MessagePart::Notice {
-        text: text.to_owned(),
-    }];
-    NewMessage::new(Role::System, content(&parts), text)
+    NewMessage::new(Role::System, vec![Part::notice(text)], text)
 }
 
+/// A tool result made of one text (the agent's own results: a refusal, a
+/// cancel, the person's answer).
 pub(crate) fn tool_result_message(call_id: &str, result: &str, is_error: bool) -> NewMessage {
-    let parts = vec![MessagePart::ToolResult {
-        call_id: call_id.to_owned(),
-        content: result.to_owned(),
-        is_error,
-    }];
-    let text: String = result.chars().take(RESULT_SEARCH_CHARS).collect();
-    NewMessage::new(Role::Tool, content(&parts), text).answering(call_id)
+    tool_output_message(
+        call_id,
+        &ToolOutput {
+            parts: vec![OutputPart::Text(result.to_owned())],
+            is_error,
+        },
+    )
 }
 
-/// The assistant message to store for a model's answer. Reasoning keeps its
-/// text only: `MessagePart` has no slot for signatures, so reasoning is not
-/// replayed to the model (see [`to_model_messages`]).
+/// A tool's output as the result of `call_id`.
+pub(crate) fn tool_output_message(call_id: &str, output: &ToolOutput) -> NewMessage {
+    let content = output
+        .parts
+        .iter()
+        .map(|part| match part {
+            OutputPart::Text(text) => ResultPart::text(text.clone()),
+        })
+        .collect();
+    let parts = vec![Part::ToolResult {
+        call_id: call_id.to_owned(),
+        content,
+        is_error: output.is_error,
+    }];
+    let text: String = output.to_text().chars().take(RESULT_SEARCH_CHARS).collect();
+    NewMessage::new(Role::Tool, parts, text).answering(call_id)
+}
+
+/// The assistant message to store for a model's answer: its text, its
+/// reasoning with the signature or encrypted payload the provider needs to
+/// accept it again, and its tool calls.
 pub(crate) fn assistant_message(message: &LlmMessage) -> Option<NewMessage> {
     let mut parts = Vec::new();
     let mut calls = Vec::new();
     for part in &message.content {
         match part {
-            ContentPart::Text { text } if !text.is_empty() => {
-                parts.push(MessagePart::Text { text: text.clone() });
-            }
-            ContentPart::Reasoning { text, .. } if !text.is_empty() => {
-                parts.push(MessagePart::Reasoning { text: text.clone() });
+            ContentPart::Text { text } if !text.is_empty() => parts.push(Part::text(text.clone())),
+            ContentPart::Reasoning {
+                text,
+                signature,
+                encrypted,
+            } if !text.is_empty() || signature.is_some() || encrypted.is_some() => {
+                parts.push(Part::Reasoning {
+                    text: text.clone(),
+                    signature: signature.clone(),
+                    encrypted: encrypted.clone(),
+                });
             }
             ContentPart::ToolCall(call) => {
                 calls.push(call.id.clone());
-                parts.push(MessagePart::ToolCall {
+                parts.push(Part::ToolCall {
                     id: call.id.clone(),
                     name: call.name.clone(),
                     arguments: call.arguments.clone(),
@@ -76,27 +88,14 @@ pub(crate) fn assistant_message(message: &LlmMessage) -> Option<NewMessage> {
     if parts.is_empty() {
         return None;
     }
-    Some(NewMessage::new(Role::Assistant, content(&parts), message.text()).with_tool_calls(calls))
-}
-
-/// The stored message as the UI shows it.
-pub(crate) fn view(message: &StoredMessage) -> Result<MessageView> {
-    Ok(MessageView {
-        id: message.id.clone(),
-        seq: message.seq,
-        role: match message.role {
-            Role::System => ViewRole::System,
-            Role::User => ViewRole::User,
-            Role::Assistant => ViewRole::Assistant,
-            Role::Tool => ViewRole::Tool,
-        },
-        parts: parts_of(message)?,
-        created_at: message.created_at,
-    })
+    Some(NewMessage::new(Role::Assistant, parts, message.text()).with_tool_calls(calls))
 }
 
 /// One stored message as the model reads it, or `None` for what the model
-/// never sees (notices, app system rows, reasoning-only turns).
+/// never sees (notices, app system rows, turns with nothing left to send).
+/// Reasoning goes back with its signature so the provider accepts the turn;
+/// reasoning without one (written before signatures were kept) is dropped,
+/// as a provider would refuse it.
 pub(crate) fn to_model_message(message: &StoredMessage) -> Result<Option<LlmMessage>> {
     let role = match message.role {
         Role::System => return Ok(None),
@@ -105,32 +104,77 @@ pub(crate) fn to_model_message(message: &StoredMessage) -> Result<Option<LlmMess
         Role::Tool => LlmRole::Tool,
     };
     let mut out = Vec::new();
-    for part in parts_of(message)? {
+    for part in &message.content {
         match part {
-            MessagePart::Text { text } => out.push(ContentPart::Text { text }),
-            MessagePart::ToolCall {
+            Part::Text { text } => out.push(ContentPart::text(text.clone())),
+            Part::Reasoning {
+                text,
+                signature,
+                encrypted,
+            } if signature.is_some() || encrypted.is_some() => {
+                out.push(ContentPart::Reasoning {
+                    text: text.clone(),
+                    signature: signature.clone(),
+                    encrypted: encrypted.clone(),
+                });
+            }
+            Part::ToolCall {
                 id,
                 name,
                 arguments,
             } => out.push(ContentPart::ToolCall(ToolCall {
-                id,
-                name,
-                arguments,
+                id: id.clone(),
+                name: name.clone(),
+                arguments: arguments.clone(),
             })),
-            MessagePart::ToolResult {
+            Part::ToolResult {
                 call_id,
                 content,
                 is_error,
             } => out.push(ContentPart::ToolResult {
-                call_id,
-                content: vec![ContentPart::Text { text: content }],
-                is_error,
+                call_id: call_id.clone(),
+                content: content.iter().map(result_part).collect(),
+                is_error: *is_error,
             }),
-            // Without its signature a provider would reject replayed reasoning.
-            MessagePart::Reasoning { .. } | MessagePart::Notice { .. } => {}
+            Part::Image { attachment } | Part::Document { attachment } => {
+                out.push(attachment_reference(attachment, part));
+            }
+            Part::Reasoning { .. } | Part::Notice { .. } => {}
         }
     }
-    Ok((!out.is_empty()).then(|| LlmMessage::new(role, out)))
+    // A turn of only reasoning carries nothing the model can use.
+    let meaningful = out
+        .iter()
+        .any(|p| !matches!(p, ContentPart::Reasoning { .. }));
+    Ok(meaningful.then(|| LlmMessage::new(role, out)))
+}
+
+fn result_part(part: &ResultPart) -> ContentPart {
+    match part {
+        ResultPart::Text { text } => ContentPart::text(text.clone()),
+        ResultPart::Image { attachment } => ContentPart::Image {
+            source: pizza_llm::ImageSource::Reference {
+                uri: format!("attachment://{}", attachment.id),
+                media_type: Some(attachment.mime.clone()),
+            },
+        },
+    }
+}
+
+/// An attachment stays a reference here; it is inlined (or explained) just
+/// before the model call, never stored as bytes in the transcript.
+fn attachment_reference(attachment: &pizza_store::AttachmentRef, part: &Part) -> ContentPart {
+    let uri = format!("attachment://{}", attachment.id);
+    let media_type = Some(attachment.mime.clone());
+    match part {
+        Part::Document { .. } => ContentPart::Document {
+            source: pizza_llm::DocumentSource::Reference { uri, media_type },
+            name: Some(attachment.name.clone()),
+        },
+        _ => ContentPart::Image {
+            source: pizza_llm::ImageSource::Reference { uri, media_type },
+        },
+    }
 }
 
 /// A tool call of the last assistant turn that has no committed result.
@@ -155,22 +199,22 @@ pub(crate) fn pending_calls(messages: &[StoredMessage]) -> Result<Vec<PendingCal
             Role::System => {}
             Role::User => return Ok(Vec::new()),
             Role::Assistant => {
-                let mut pending = Vec::new();
-                for part in parts_of(message)? {
-                    if let MessagePart::ToolCall {
-                        id,
-                        name,
-                        arguments,
-                    } = part
-                        && !answered.contains(&id)
-                    {
-                        pending.push(PendingCall {
+                let pending = message
+                    .content
+                    .iter()
+                    .filter_map(|part| match part {
+                        Part::ToolCall {
                             id,
                             name,
                             arguments,
-                        });
-                    }
-                }
+                        } if !answered.contains(id) => Some(PendingCall {
+                            id: id.clone(),
+                            name: name.clone(),
+                            arguments: arguments.clone(),
+                        }),
+                        _ => None,
+                    })
+                    .collect();
                 return Ok(pending);
             }
         }

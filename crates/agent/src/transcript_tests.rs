@@ -1,6 +1,5 @@
 use pizza_llm::{ContentPart, Message as LlmMessage, Role as LlmRole, ToolCall};
-use pizza_protocol::MessagePart;
-use pizza_store::{Message as StoredMessage, NewMessage, Role};
+use pizza_store::{Message as StoredMessage, NewMessage, Part, ResultPart, Role};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -55,7 +54,7 @@ fn pending_calls_are_the_unanswered_calls_of_the_last_assistant_turn() {
 }
 
 #[test]
-fn notices_and_reasoning_are_stored_but_never_sent() {
+fn reasoning_is_replayed_with_its_signature_and_notices_never_sent() {
     let answer = LlmMessage::new(
         LlmRole::Assistant,
         vec![
@@ -69,16 +68,35 @@ fn notices_and_reasoning_are_stored_but_never_sent() {
     );
     let message = stored(1, assistant_message(&answer).unwrap());
     assert_eq!(
-        parts_of(&message).unwrap(),
+        message.content,
         vec![
-            MessagePart::Reasoning { text: "hmm".into() },
-            MessagePart::Text {
-                text: "Hello".into()
-            }
+            Part::Reasoning {
+                text: "hmm".into(),
+                signature: Some("sig".into()),
+                encrypted: None
+            },
+            Part::text("Hello")
         ]
     );
+    assert_eq!(to_model_message(&message).unwrap(), Some(answer));
+    // Reasoning kept before signatures were stored cannot be replayed.
+    let unsigned = stored(
+        3,
+        NewMessage::new(
+            Role::Assistant,
+            vec![
+                Part::Reasoning {
+                    text: "old".into(),
+                    signature: None,
+                    encrypted: None,
+                },
+                Part::text("Hello"),
+            ],
+            "Hello",
+        ),
+    );
     assert_eq!(
-        to_model_message(&message).unwrap(),
+        to_model_message(&unsigned).unwrap(),
         Some(LlmMessage::assistant("Hello"))
     );
     let notice = stored(2, notice_message("limit"));
@@ -95,5 +113,12 @@ fn tool_results_round_trip_to_the_model() {
         to_model_message(&message).unwrap(),
         Some(LlmMessage::tool_result("c1", "boom", true))
     );
-    assert_eq!(view(&message).unwrap().parts.len(), 1);
+    assert_eq!(
+        message.content,
+        vec![Part::ToolResult {
+            call_id: "c1".into(),
+            content: vec![ResultPart::text("boom")],
+            is_error: true
+        }]
+    );
 }

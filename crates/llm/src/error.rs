@@ -2,9 +2,10 @@
 
 use std::time::Duration;
 
-/// The stable codes the UI matches on (DESIGN.md §7).
+/// The stable codes the UI matches on (DESIGN.md §7). Closed on purpose:
+/// the agent maps each kind to the wire code by an exhaustive match, so a
+/// new kind cannot reach the window unmapped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum ErrorKind {
     AuthExpired,
     RateLimit,

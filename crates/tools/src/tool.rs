@@ -19,9 +19,9 @@ pub struct ToolContext {
     pub fs: Arc<dyn FileSystem>,
 }
 
-/// One part of what a tool returns.
+/// One part of what a tool returns. Closed on purpose: the agent stores
+/// each kind of part, so a new one is a change it must see.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum OutputPart {
     Text(String),
 }

@@ -20,8 +20,12 @@ impl RunLoop<'_> {
     /// One model call and the commit of its answer.
     pub(super) async fn model_turn(&mut self) -> Result<Next, Stop> {
         let mounts = self.read_mounts().await;
-        let system = self.agent.config.system_prompt(mounts.as_ref());
-        let tools = self.agent.tools.specs();
+        let system = self.profile.system_prompt(mounts.as_ref());
+        let tools = if self.profile.next_call_is_tool_free(self.meta.model_calls) {
+            Vec::new()
+        } else {
+            self.profile.tools.specs()
+        };
         let messages = summarize::prepare(self, &system, &tools).await?;
         let request = ModelRequest {
             model: self.input.model_id.clone(),
@@ -29,14 +33,14 @@ impl RunLoop<'_> {
             messages,
             tools,
             tool_choice: None,
-            max_output_tokens: self.agent.config.max_output_tokens,
+            max_output_tokens: self.profile.max_output_tokens,
             reasoning_effort: None,
         };
         self.meta.model_calls += 1;
         let mut completion = self.stream(request, true).await?;
         ensure_call_ids(&mut completion);
         self.sink.emit(
-            &[],
+            &self.profile.namespace,
             RunEvent::Usage {
                 input_tokens: completion.usage.input_tokens,
                 output_tokens: completion.usage.output_tokens,
@@ -69,7 +73,7 @@ impl RunLoop<'_> {
     /// The mounts right now; on a failure the prompt just omits them (the
     /// filesystem refuses the same way, so the model is never misled).
     async fn read_mounts(&self) -> Option<pizza_tools::Mounts> {
-        let source = self.agent.config.mounts.as_ref()?;
+        let source = self.profile.mounts.as_ref()?;
         match source.mounts().await {
             Ok(mounts) => Some(mounts),
             Err(e) => {
@@ -103,13 +107,14 @@ impl RunLoop<'_> {
             let Some(event) = event else { break };
             let event = event.map_err(Error::from)?;
             if forward {
+                let namespace = &self.profile.namespace;
                 match &event {
                     StreamEvent::TextDelta { text } => self
                         .sink
-                        .emit(&[], RunEvent::TextDelta { text: text.clone() }),
+                        .emit(namespace, RunEvent::TextDelta { text: text.clone() }),
                     StreamEvent::ReasoningDelta { text } => self
                         .sink
-                        .emit(&[], RunEvent::ReasoningDelta { text: text.clone() }),
+                        .emit(namespace, RunEvent::ReasoningDelta { text: text.clone() }),
                     _ => {}
                 }
             }

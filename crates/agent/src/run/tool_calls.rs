@@ -6,12 +6,12 @@ use std::sync::Arc;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use pizza_protocol::{ApprovalRequest, DecisionKind, Interrupt, RunEvent, RunStatus};
-use pizza_tools::{ToolContext, ToolError};
+use pizza_tools::{ToolContext, ToolError, ToolOutput};
 use serde_json::Value;
 
 use super::{Next, RunLoop, Stop};
 use crate::agent::RunOutcome;
-use crate::transcript::{PendingCall, notice_message, tool_result_message};
+use crate::transcript::{PendingCall, notice_message, tool_output_message, tool_result_message};
 
 pub(crate) const CANCELLED_RESULT: &str = "Cancelled by the user before it finished.";
 
@@ -24,7 +24,7 @@ struct Ready {
 
 impl RunLoop<'_> {
     pub(super) async fn run_tool_calls(&mut self, pending: Vec<PendingCall>) -> Result<Next, Stop> {
-        let config = &self.agent.config;
+        let profile = Arc::clone(&self.profile);
         let mut answered = Vec::new();
         let mut ready = Vec::new();
         let mut gated = Vec::new();
@@ -40,11 +40,11 @@ impl RunLoop<'_> {
                 continue;
             }
             if !self.meta.counted.contains(&call.id) {
-                if !config.tool_call_allowed(self.meta.tool_calls) {
+                if !profile.tool_call_allowed(self.meta.tool_calls) {
                     refused += 1;
                     let text = format!(
                         "Error: not run: this run reached its limit of {} tool calls.",
-                        config.max_tool_calls
+                        profile.max_tool_calls
                     );
                     answered.push((call, text, true));
                     continue;
@@ -52,10 +52,13 @@ impl RunLoop<'_> {
                 self.meta.tool_calls += 1;
                 self.meta.counted.push(call.id.clone());
             }
-            match self.agent.tools.resolve(&call.name, &call.arguments) {
+            match profile.tools.resolve(&call.name, &call.arguments) {
                 // The model sees its mistake and can correct the call.
                 Err(e) => answered.push((call, format!("Error: {e}"), true)),
-                Ok(_) if config.needs_approval(&call.name) => gated.push(call),
+                Ok(tool) if profile.needs_approval(tool.as_ref(), &call.arguments) => {
+                    let description = tool.describe_call(&call.arguments);
+                    gated.push((call, description));
+                }
                 Ok(_) => ready.push(Ready {
                     call,
                     edited: false,
@@ -66,7 +69,7 @@ impl RunLoop<'_> {
             self.meta.end_notice = Some(format!(
                 "This run reached its limit of {} tool calls; {refused} call(s) were not run. \
                  Send a message to continue.",
-                config.max_tool_calls
+                profile.max_tool_calls
             ));
         }
 
@@ -99,7 +102,7 @@ impl RunLoop<'_> {
         let mut unfinished = Vec::new();
         for Ready { call, edited } in ready {
             self.emit_started(&call);
-            let tool = self.agent.tools.resolve(&call.name, &call.arguments);
+            let tool = self.profile.tools.resolve(&call.name, &call.arguments);
             let ctx = ToolContext {
                 thread_id: self.input.thread_id.clone(),
                 call_id: call.id.clone(),
@@ -129,21 +132,25 @@ impl RunLoop<'_> {
                 return Ok(());
             };
             unfinished.retain(|c| c.id != call.id);
-            let (text, is_error) = match result {
-                Ok(output) if edited => (
-                    format!(
-                        "(The user edited the arguments before approving: {})\n{output}",
-                        call.arguments
-                    ),
-                    false,
-                ),
-                Ok(output) => (output, false),
-                Err(ToolError::Cancelled) => (CANCELLED_RESULT.to_owned(), true),
-                Err(e) => (format!("Error: {e}"), true),
+            let output = match result {
+                Ok(mut output) => {
+                    if edited {
+                        let note = format!(
+                            "(The user edited the arguments before approving: {})\n",
+                            call.arguments
+                        );
+                        output
+                            .parts
+                            .insert(0, pizza_tools::OutputPart::Text(note));
+                    }
+                    output
+                }
+                Err(ToolError::Cancelled) => error_output(CANCELLED_RESULT.to_owned()),
+                Err(e) => error_output(format!("Error: {e}")),
             };
             self.meta.approved.remove(&call.id);
-            self.emit_finished(&call, &text, is_error);
-            self.commit(vec![tool_result_message(&call.id, &text, is_error)], None)
+            self.emit_finished(&call, &output.to_text(), output.is_error);
+            self.commit(vec![tool_output_message(&call.id, &output)], None)
                 .await?;
         }
         // Cancelled: stop the tools now, then close their calls so the next
@@ -163,13 +170,13 @@ impl RunLoop<'_> {
 
     /// Pauses the run: the gated calls of this step form one interrupt,
     /// stored in the checkpoint row so it survives a restart.
-    async fn interrupt(&mut self, gated: Vec<PendingCall>) -> Result<Next, Stop> {
+    async fn interrupt(&mut self, gated: Vec<(PendingCall, String)>) -> Result<Next, Stop> {
         let interrupt = Interrupt {
             interrupt_id: uuid::Uuid::now_v7().to_string(),
             requests: gated
                 .into_iter()
-                .map(|call| ApprovalRequest {
-                    description: describe(&call.name, &call.arguments),
+                .map(|(call, description)| ApprovalRequest {
+                    description,
                     call_id: call.id,
                     tool: call.name,
                     arguments: call.arguments,
@@ -180,7 +187,7 @@ impl RunLoop<'_> {
         let value = serde_json::to_value(&interrupt).unwrap_or(Value::Null);
         self.commit(Vec::new(), Some(value)).await?;
         self.sink.emit(
-            &[],
+            &self.profile.namespace,
             RunEvent::Interrupt {
                 interrupt: interrupt.clone(),
             },
@@ -192,7 +199,7 @@ impl RunLoop<'_> {
 
     fn emit_started(&self, call: &PendingCall) {
         self.sink.emit(
-            &[],
+            &self.profile.namespace,
             RunEvent::ToolStarted {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
@@ -203,7 +210,7 @@ impl RunLoop<'_> {
 
     fn emit_finished(&self, call: &PendingCall, result: &str, is_error: bool) {
         self.sink.emit(
-            &[],
+            &self.profile.namespace,
             RunEvent::ToolFinished {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
@@ -214,12 +221,9 @@ impl RunLoop<'_> {
     }
 }
 
-/// One sentence for the confirmation card.
-fn describe(tool: &str, arguments: &Value) -> String {
-    match (tool, arguments.get("file_path").and_then(Value::as_str)) {
-        ("write_file", Some(path)) => format!("Write the file {path}."),
-        ("edit_file", Some(path)) => format!("Edit the file {path}."),
-        (_, Some(path)) => format!("Run {tool} on {path}."),
-        _ => format!("Run the tool {tool}."),
+fn error_output(text: String) -> ToolOutput {
+    ToolOutput {
+        is_error: true,
+        ..ToolOutput::text(text)
     }
 }

@@ -4,22 +4,125 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pizza_agent::{
-    Agent, AgentConfig, CancellationToken, ChannelSink, FixedClock, RunInput, RunOutcome,
+    Agent, CancellationToken, ChannelSink, EventSink, FixedClock, RunInput, RunOutcome, RunProfile,
 };
 use pizza_llm::FakeModel;
-use pizza_protocol::{MessagePart, RunEvent};
+use pizza_protocol::{InterruptResponse, MessagePart, RunEvent};
 use pizza_store::{NewThread, Role, Store};
-use pizza_tools::{Tool, ToolContext, ToolError, ToolRegistry};
+use pizza_tools::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::sync::{Barrier, mpsc};
 
 pub(crate) const NOW: &str = "2026-03-04T09:15:31+01:00[+01:00]";
 
-pub(crate) fn config() -> AgentConfig {
-    AgentConfig {
+pub(crate) fn config() -> RunProfile {
+    RunProfile {
         clock: Arc::new(FixedClock(NOW.parse().unwrap())),
-        ..AgentConfig::default()
+        ..RunProfile::default()
+    }
+}
+
+/// The agent as a host drives it: each run gets this profile, the host's
+/// `run_finished` follows the outcome, and decisions are accepted, then
+/// resumed, exactly as the app does.
+#[derive(Debug)]
+pub(crate) struct TestAgent {
+    pub(crate) agent: Agent,
+    pub(crate) profile: Arc<RunProfile>,
+}
+
+impl TestAgent {
+    fn with_profile(&self, mut input: RunInput) -> RunInput {
+        input.profile = Arc::clone(&self.profile);
+        input
+    }
+
+    pub(crate) async fn run(
+        &self,
+        input: RunInput,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> RunOutcome {
+        let outcome = self
+            .agent
+            .run(self.with_profile(input), Arc::clone(&sink), cancel)
+            .await;
+        finished(sink.as_ref(), &outcome);
+        outcome
+    }
+
+    pub(crate) async fn resume(
+        &self,
+        input: RunInput,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> RunOutcome {
+        let outcome = self
+            .agent
+            .resume(self.with_profile(input), Arc::clone(&sink), cancel)
+            .await;
+        finished(sink.as_ref(), &outcome);
+        outcome
+    }
+
+    /// What `run_respond` does: accept the decisions, announce what they
+    /// committed, continue from the checkpoint.
+    pub(crate) async fn respond(
+        &self,
+        input: RunInput,
+        response: InterruptResponse,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> pizza_agent::Result<RunOutcome> {
+        let committed = self
+            .agent
+            .accept_decisions(
+                &input.thread_id,
+                &input.run_id,
+                response,
+                &self.profile.tools,
+            )
+            .await?;
+        sink.emit(
+            &[],
+            RunEvent::RunStarted {
+                model: input.model_id.clone(),
+            },
+        );
+        for message in committed {
+            sink.emit(&[], RunEvent::MessageCompleted { message });
+        }
+        let outcome = self
+            .agent
+            .resume(self.with_profile(input), Arc::new(SkipStart(Arc::clone(&sink))), cancel)
+            .await;
+        finished(sink.as_ref(), &outcome);
+        Ok(outcome)
+    }
+}
+
+/// The host publishes `run_finished` once the run row is final.
+fn finished(sink: &dyn EventSink, outcome: &RunOutcome) {
+    sink.emit(
+        &[],
+        RunEvent::RunFinished {
+            status: outcome.status,
+            error: outcome.error.clone(),
+        },
+    );
+}
+
+/// Forwards everything but the `run_started` already announced (the host
+/// announces decisions' results right after it, as `respond` does above).
+#[derive(Debug)]
+struct SkipStart(Arc<dyn EventSink>);
+
+impl EventSink for SkipStart {
+    fn emit(&self, namespace: &[String], event: RunEvent) {
+        if !matches!(event, RunEvent::RunStarted { .. }) {
+            self.0.emit(namespace, event);
+        }
     }
 }
 
@@ -49,12 +152,15 @@ impl Harness {
         self.store = Store::open(self.dir.path()).await.unwrap();
     }
 
-    pub(crate) fn agent(&self, config: AgentConfig) -> Arc<Agent> {
+    pub(crate) fn agent(&self, config: RunProfile) -> Arc<TestAgent> {
         self.agent_with(config, ToolRegistry::with_builtins())
     }
 
-    pub(crate) fn agent_with(&self, config: AgentConfig, tools: ToolRegistry) -> Arc<Agent> {
-        Arc::new(Agent::new(self.store.clone(), tools, config))
+    pub(crate) fn agent_with(&self, config: RunProfile, tools: ToolRegistry) -> Arc<TestAgent> {
+        Arc::new(TestAgent {
+            agent: Agent::new(self.store.clone()),
+            profile: Arc::new(RunProfile { tools, ..config }),
+        })
     }
 
     pub(crate) fn input(&self, text: Option<&str>) -> RunInput {
@@ -65,13 +171,14 @@ impl Harness {
             model_id: "fake-model".into(),
             context_window: Some(200_000),
             new_user_text: text.map(str::to_owned),
+            profile: Arc::new(config()),
         }
     }
 
     /// Runs to the end and returns the outcome and every event.
     pub(crate) async fn run(
         &self,
-        agent: &Agent,
+        agent: &TestAgent,
         text: Option<&str>,
     ) -> (RunOutcome, Vec<RunEvent>) {
         let (sink, rx) = ChannelSink::new();
@@ -87,7 +194,7 @@ impl Harness {
         state
             .messages
             .into_iter()
-            .map(|m| (m.role, serde_json::from_value(m.content).unwrap()))
+            .map(|m| (m.role, pizza_store::transcript::view(&m).parts))
             .collect()
     }
 
@@ -159,9 +266,9 @@ impl Tool for Counter {
         _: &ToolContext,
         _: Value,
         _: CancellationToken,
-    ) -> pizza_tools::Result<String> {
+    ) -> pizza_tools::Result<ToolOutput> {
         let n = self.0.fetch_add(1, Ordering::SeqCst) + 1;
-        Ok(format!("counted {n}"))
+        Ok(format!("counted {n}").into())
     }
 }
 
@@ -185,9 +292,9 @@ impl Tool for Rendezvous {
         _: &ToolContext,
         _: Value,
         _: CancellationToken,
-    ) -> pizza_tools::Result<String> {
+    ) -> pizza_tools::Result<ToolOutput> {
         self.0.wait().await;
-        Ok("met".into())
+        Ok(ToolOutput::text("met"))
     }
 }
 
@@ -214,13 +321,13 @@ impl Tool for Hang {
         _: &ToolContext,
         _: Value,
         cancel: CancellationToken,
-    ) -> pizza_tools::Result<String> {
+    ) -> pizza_tools::Result<ToolOutput> {
         let n = self.calls.fetch_add(1, Ordering::SeqCst);
         if n < self.hangs {
             cancel.cancelled().await;
             return Err(ToolError::Cancelled);
         }
-        Ok("finally".into())
+        Ok(ToolOutput::text("finally"))
     }
 }
 
@@ -244,7 +351,7 @@ impl Tool for Broken {
         _: &ToolContext,
         _: Value,
         _: CancellationToken,
-    ) -> pizza_tools::Result<String> {
+    ) -> pizza_tools::Result<ToolOutput> {
         Err(ToolError::failed("the disk is on fire; try /other"))
     }
 }

@@ -20,7 +20,7 @@ fn write_call(id: &str, path: &str, content: &str) -> (String, Value) {
 use serde_json::Value;
 
 /// Runs until the model's write_file call pauses the run.
-async fn paused(h: &Harness) -> (Arc<pizza_agent::Agent>, RunOutcome) {
+async fn paused(h: &Harness) -> (Arc<super::harness::TestAgent>, RunOutcome) {
     let (id, args) = write_call("w1", "/plan.md", "the plan");
     h.model
         .push_turn(FakeTurn::tool_call(&id, "write_file", args));
@@ -59,7 +59,7 @@ fn decide(outcome: &RunOutcome, decisions: &[(&str, Decision)]) -> InterruptResp
 
 async fn respond(
     h: &Harness,
-    agent: &pizza_agent::Agent,
+    agent: &super::harness::TestAgent,
     response: InterruptResponse,
 ) -> Result<RunOutcome, Error> {
     agent

@@ -1,4 +1,4 @@
-use pizza_agent::AgentConfig;
+use pizza_agent::RunProfile;
 use pizza_llm::FakeTurn;
 use pizza_protocol::{MessagePart, RunStatus};
 use pizza_store::Role;
@@ -21,7 +21,7 @@ async fn the_model_call_ceiling_ends_the_run_with_a_notice() {
         h.model
             .push_turn(FakeTurn::tool_call(&format!("c{i}"), "ls", json!({})));
     }
-    let agent = h.agent(AgentConfig {
+    let agent = h.agent(RunProfile {
         max_model_calls: 3,
         ..config()
     });
@@ -43,7 +43,7 @@ async fn excess_tool_calls_are_refused_in_place_and_the_turn_ends() {
         ("b", "ls", json!({})),
         ("c", "ls", json!({})),
     ]));
-    let agent = h.agent(AgentConfig {
+    let agent = h.agent(RunProfile {
         max_tool_calls: 2,
         ..config()
     });
@@ -100,7 +100,7 @@ async fn unlimited_tool_calls_are_still_bounded_by_the_model_call_ceiling() {
             (format!("b{i}").as_str(), "ls", json!({})),
         ]));
     }
-    let agent = h.agent(AgentConfig {
+    let agent = h.agent(RunProfile {
         max_tool_calls: -1,
         max_model_calls: 3,
         ..config()
@@ -112,4 +112,38 @@ async fn unlimited_tool_calls_are_still_bounded_by_the_model_call_ceiling() {
     let tool_results = transcript.iter().filter(|(r, _)| *r == Role::Tool).count();
     assert_eq!(tool_results, 6);
     assert!(notice(&transcript.last().unwrap().1).contains("limit of model calls"));
+}
+
+#[tokio::test]
+async fn a_profile_with_a_tool_free_last_call_ends_with_an_answer() {
+    let h = Harness::new().await;
+    h.model
+        .push_turn(FakeTurn::tool_call("c0", "ls", json!({"path": "/"})));
+    h.model.push_turn(FakeTurn::text("I listed the files; nothing else was checked."));
+    let agent = h.agent(RunProfile {
+        max_model_calls: 2,
+        last_call_tool_free: true,
+        namespace: vec!["task-1".into()],
+        ..config()
+    });
+    let (sink, mut rx) = pizza_agent::ChannelSink::new();
+    let outcome = agent
+        .run(
+            h.input(Some("look around")),
+            std::sync::Arc::new(sink),
+            pizza_agent::CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Succeeded);
+    let requests = h.model.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].tools.len(), 6);
+    assert!(requests[1].tools.is_empty(), "the last call offers no tools");
+    // Every event of the run is in its namespace (the host's own
+    // `run_finished` stays at the root).
+    while let Ok((namespace, event)) = rx.try_recv() {
+        if !matches!(event, pizza_protocol::RunEvent::RunFinished { .. }) {
+            assert_eq!(namespace, ["task-1"], "{event:?}");
+        }
+    }
 }

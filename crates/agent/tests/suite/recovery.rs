@@ -1,7 +1,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use pizza_agent::{AgentConfig, CancellationToken, ChannelSink};
+use pizza_agent::{RunProfile, CancellationToken, ChannelSink};
 use pizza_llm::{ContentPart, FakeTurn};
 use pizza_protocol::{RunEvent, RunStatus};
 use pizza_tools::ToolRegistry;
@@ -158,5 +158,5 @@ async fn resume_makes_a_pending_model_call_again() {
     let (outcome, _) = h.run(&agent, None).await;
     assert_eq!(outcome.status, RunStatus::Succeeded);
     assert_eq!(h.model.requests().len(), 2);
-    let _ = AgentConfig::default();
+    let _ = RunProfile::default();
 }

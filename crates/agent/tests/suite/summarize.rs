@@ -1,6 +1,6 @@
 use pizza_agent::CancellationToken;
 use pizza_llm::{FakeTurn, Role as LlmRole};
-use pizza_protocol::{MessagePart, RunStatus};
+use pizza_protocol::RunStatus;
 use pizza_store::{NewMessage, Role, StepCommit};
 use pretty_assertions::assert_eq;
 use std::sync::Arc;
@@ -17,12 +17,8 @@ async fn long_thread(h: &Harness) {
             Role::Assistant
         };
         let body = format!("turn {i}: {}", "pizza ".repeat(330));
-        let parts = vec![MessagePart::Text { text: body.clone() }];
-        messages.push(NewMessage::new(
-            role,
-            serde_json::to_value(parts).unwrap(),
-            body,
-        ));
+        let parts = vec![pizza_store::Part::text(body.clone())];
+        messages.push(NewMessage::new(role, parts, body));
     }
     h.store
         .commit_step(

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use pizza_agent::AgentConfig;
+use pizza_agent::RunProfile;
 use pizza_llm::{ContentPart, FakeTurn, Role as LlmRole, StopReason, StreamEvent};
 use pizza_protocol::{MessagePart, RunEvent, RunStatus};
 use pizza_store::Role;
@@ -15,7 +15,7 @@ use super::harness::{Harness, Rendezvous, config, result_of, text};
 async fn a_text_turn_streams_commits_and_finishes() {
     let h = Harness::new().await;
     h.model.push_turn(FakeTurn::text("Hello there"));
-    let agent = h.agent(AgentConfig {
+    let agent = h.agent(RunProfile {
         persona: Some("Answer like a pizzaiolo.".into()),
         ..config()
     });
@@ -97,8 +97,8 @@ async fn a_tool_call_then_an_answer() {
         json!({"file_path": "/notes.md"}),
     ));
     h.model.push_turn(FakeTurn::text("Done."));
-    let agent = h.agent(AgentConfig {
-        require_approval: Default::default(),
+    let agent = h.agent(RunProfile {
+        require_approval: Some(Default::default()),
         ..config()
     });
     let (outcome, events) = h.run(&agent, Some("Write notes")).await;

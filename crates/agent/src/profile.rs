@@ -1,16 +1,20 @@
-//! What an agent is configured with: limits, approvals, persona, clock.
+//! What one run works with: its system prompt, a snapshot of its tools, its
+//! limits, its namespace in the event stream, the approval policy, the clock
+//! and the mounts. The host builds one per run from the settings as they are
+//! when the run starts, so a changed setting applies to the next run.
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use pizza_tools::{MEMORY_PROMPT, MountSource, Mounts, grants_line};
+use pizza_tools::{MEMORY_PROMPT, MountSource, Mounts, ToolRegistry, grants_line};
+use serde_json::Value;
 
 /// Model calls one run may make (seed §4: a runaway-call ceiling).
 pub const DEFAULT_MAX_MODEL_CALLS: u32 = 40;
 /// The orchestrator's tool calls per run (setting `max_tool_calls`).
 pub const DEFAULT_MAX_TOOL_CALLS: i64 = 100;
-/// A subagent's tool calls per run (setting `max_subagent_tool_calls`).
+/// A subagent's tool calls per invocation (setting `max_subagent_tool_calls`).
 pub const DEFAULT_MAX_SUBAGENT_TOOL_CALLS: i64 = 150;
 /// The longest persona addendum used; longer text is cut.
 pub const PERSONA_MAX_CHARS: usize = 8_000;
@@ -68,17 +72,24 @@ pub fn clock_line(now: &jiff::Zoned) -> String {
     )
 }
 
-/// How the agent behaves; the host fills this from settings.
+/// One run's (or one subagent invocation's) profile.
 #[derive(Debug, Clone)]
-pub struct AgentConfig {
+pub struct RunProfile {
+    /// The tools this run offers, fixed when it starts: a tool that comes or
+    /// goes later is seen by the next run.
+    pub tools: ToolRegistry,
     pub max_model_calls: u32,
     /// Tool calls per run; `-1` means unlimited (the model-call ceiling still bounds a run).
     pub max_tool_calls: i64,
-    /// For subagents (not built yet); kept here so the setting has one home.
-    pub max_subagent_tool_calls: i64,
-    /// Tools whose calls wait for the user's decision.
-    pub require_approval: BTreeSet<String>,
-    /// The user's persona addendum to the system prompt (≤ 8,000 chars used).
+    /// The names of the tools whose calls wait for the person's decision;
+    /// `None` leaves it to each tool ([`pizza_tools::Tool::asks_by_default`]).
+    pub require_approval: Option<BTreeSet<String>>,
+    /// Where this run's events go in the stream: empty for the orchestrator.
+    pub namespace: Vec<String>,
+    /// The last allowed model call is made without tools, so the run ends
+    /// with an answer about what it did rather than one more call.
+    pub last_call_tool_free: bool,
+    /// The person's persona addendum to the system prompt (≤ 8,000 chars used).
     pub persona: Option<String>,
     pub base_prompt: String,
     pub clock: Arc<dyn LocalClock>,
@@ -92,16 +103,15 @@ pub struct AgentConfig {
     pub mounts: Option<Arc<dyn MountSource>>,
 }
 
-impl Default for AgentConfig {
+impl Default for RunProfile {
     fn default() -> Self {
         Self {
+            tools: ToolRegistry::with_builtins(),
             max_model_calls: DEFAULT_MAX_MODEL_CALLS,
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
-            max_subagent_tool_calls: DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
-            require_approval: ["write_file", "edit_file"]
-                .into_iter()
-                .map(str::to_owned)
-                .collect(),
+            require_approval: None,
+            namespace: Vec::new(),
+            last_call_tool_free: false,
             persona: None,
             base_prompt: BASE_PROMPT.to_owned(),
             clock: Arc::new(SystemClock),
@@ -113,7 +123,7 @@ impl Default for AgentConfig {
     }
 }
 
-impl AgentConfig {
+impl RunProfile {
     /// The system prompt of one model call: base, persona, the memory
     /// addendum while memory is on, the clock line and the granted folders.
     /// The last two are transient: rebuilt per call, never stored.
@@ -138,8 +148,19 @@ impl AgentConfig {
         prompt
     }
 
-    pub(crate) fn needs_approval(&self, tool: &str) -> bool {
-        self.require_approval.contains(tool)
+    /// Whether this call waits for the person: the run's policy when it has
+    /// one, else the tool's own default.
+    pub(crate) fn needs_approval(&self, tool: &dyn pizza_tools::Tool, args: &Value) -> bool {
+        match &self.require_approval {
+            Some(names) => names.contains(tool.name()),
+            None => tool.asks_by_default(args),
+        }
+    }
+
+    /// Whether the next model call is the run's last allowed one and must
+    /// therefore be made without tools.
+    pub(crate) fn next_call_is_tool_free(&self, calls_made: u32) -> bool {
+        self.last_call_tool_free && calls_made + 1 >= self.max_model_calls
     }
 
     /// Whether `used` tool calls leave room for one more.
@@ -170,10 +191,10 @@ mod tests {
 
     #[test]
     fn system_prompt_has_persona_capped_and_the_clock() {
-        let config = AgentConfig {
+        let config = RunProfile {
             persona: Some(format!("  {}", "p".repeat(9_000))),
             clock: Arc::new(FixedClock(at("2026-03-04T09:15:00Z[UTC]"))),
-            ..AgentConfig::default()
+            ..RunProfile::default()
         };
         let prompt = config.system_prompt(None);
         assert!(prompt.starts_with(BASE_PROMPT));
@@ -186,9 +207,9 @@ mod tests {
 
     #[test]
     fn memory_and_grants_lines_follow_the_mounts() {
-        let config = AgentConfig {
+        let config = RunProfile {
             clock: Arc::new(FixedClock(at("2026-03-04T09:15:00Z[UTC]"))),
-            ..AgentConfig::default()
+            ..RunProfile::default()
         };
         let off = config.system_prompt(Some(&Mounts::default()));
         assert!(!off.contains(MEMORY_PROMPT));
@@ -210,7 +231,7 @@ mod tests {
 
     #[test]
     fn minus_one_means_unlimited_tool_calls() {
-        let mut config = AgentConfig::default();
+        let mut config = RunProfile::default();
         assert!(config.tool_call_allowed(99));
         assert!(!config.tool_call_allowed(100));
         config.max_tool_calls = -1;
