@@ -118,14 +118,8 @@ impl Host {
         runs::recovery::interrupt_live_runs(&store).await?;
         let mounts: Arc<dyn pizza_tools::MountSource> =
             grants::HostMounts::new(store.clone(), data_root.path().join(memory::MEMORIES_DIR));
-        let mut config = runs::agent_config(&store).await;
-        config.mounts = Some(mounts);
         notify::init_cursor(&store).await?;
-        let agent = pizza_agent::Agent::new(
-            store.clone(),
-            pizza_tools::ToolRegistry::with_builtins(),
-            config,
-        );
+        let agent = pizza_agent::Agent::new(store.clone());
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
@@ -133,7 +127,7 @@ impl Host {
                 store,
                 providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
                 events: broadcast::channel(EVENT_BUFFER).0,
-                runs: runs::Runs::new(agent),
+                runs: runs::Runs::new(agent, mounts),
                 grant_changes: tokio::sync::Mutex::new(()),
                 desktop: desktop::Desktop::default(),
                 notifications: notify::Notifications::new(options.notifier),

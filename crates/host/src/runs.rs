@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use pizza_agent::{Agent, AgentConfig, EventSink, RunInput};
+use pizza_agent::{Agent, EventSink, RunInput, RunProfile};
 use pizza_protocol::{
     ApiError, InterruptResponse, RunCancelParams, RunCancelResponse, RunEvent, RunEventFrame,
     RunRespondParams, RunStartParams, RunStartResponse, ThreadId, ThreadIdParams,
@@ -41,6 +41,8 @@ fn store_err(err: store::Error) -> ApiError {
 pub(crate) struct Runs {
     pub(crate) registry: RunRegistry,
     agent: Agent,
+    /// Granted folders and the memory folder, for each run's profile.
+    mounts: Arc<dyn pizza_tools::MountSource>,
     /// The thread the user is looking at (`thread_viewing`).
     viewing: Mutex<Option<ThreadId>>,
     /// Run-end maintenance is serialized per thread.
@@ -54,10 +56,11 @@ pub(crate) struct Runs {
 }
 
 impl Runs {
-    pub(crate) fn new(agent: Agent) -> Self {
+    pub(crate) fn new(agent: Agent, mounts: Arc<dyn pizza_tools::MountSource>) -> Self {
         Self {
             registry: RunRegistry::default(),
             agent,
+            mounts,
             viewing: Mutex::default(),
             maintenance: Mutex::default(),
             resumable: tokio::sync::Mutex::new(()),
@@ -67,15 +70,21 @@ impl Runs {
     }
 }
 
-/// The agent's configuration from settings; a missing or unreadable value
-/// keeps its default.
-pub(crate) async fn agent_config(store: &store::Store) -> AgentConfig {
-    let mut config = AgentConfig::default();
+/// One run's profile from the settings as they are now; a missing or
+/// unreadable value keeps its default.
+pub(crate) async fn run_profile(
+    store: &store::Store,
+    mounts: Arc<dyn pizza_tools::MountSource>,
+) -> RunProfile {
+    let mut config = RunProfile {
+        mounts: Some(mounts),
+        ..RunProfile::default()
+    };
     if let Ok(Some(max)) = store.setting_opt::<i64>(MAX_TOOL_CALLS_KEY).await {
         config.max_tool_calls = max;
     }
     if let Ok(Some(tools)) = store.setting_opt(REQUIRE_APPROVAL_KEY).await {
-        config.require_approval = tools;
+        config.require_approval = Some(tools);
     }
     if let Ok(Some(persona)) = store.setting_opt::<String>(PERSONA_KEY).await {
         config.persona = Some(persona);
@@ -173,10 +182,11 @@ impl Host {
             interrupt_id: params.interrupt_id,
             decisions: params.decisions,
         };
+        let tools = pizza_tools::ToolRegistry::with_builtins();
         let committed = self
             .runs()
             .agent
-            .accept_decisions(&thread.id, &paused_run, response)
+            .accept_decisions(&thread.id, &paused_run, response, &tools)
             .await
             .map_err(|e| e.to_api_error())?;
         let run = self
@@ -308,6 +318,7 @@ impl Host {
             model_id: model.model_id.clone(),
             context_window: model.context_window,
             new_user_text,
+            profile: Arc::new(run_profile(self.store(), Arc::clone(&self.runs().mounts)).await),
         };
         let sink: Arc<dyn EventSink> = handle.clone();
         let agent = &self.runs().agent;

@@ -199,7 +199,7 @@ impl Host {
             .map(|hit| SearchHit {
                 thread_title: titles.get(&hit.thread_id).cloned().unwrap_or_default(),
                 snippet: snippet_parts(&hit.snippet),
-                role: convert::role(hit.role),
+                role: hit.role,
                 thread_id: hit.thread_id,
                 message_id: hit.message_id,
                 seq: hit.seq,

@@ -3,7 +3,7 @@
 use super::tests::{MODEL, activity, open, start, subscribe, until_finished};
 use super::*;
 use pizza_llm::{FakeModel, FakeTurn};
-use pizza_protocol::{AppEvent, Decision, ErrorCode, MessagePart, RunStatus, ThreadGetParams};
+use pizza_protocol::{AppEvent, Decision, ErrorCode, RunStatus, ThreadGetParams};
 use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -76,16 +76,14 @@ async fn crashed_thread(host: &Host, text: &str) -> String {
         })
         .await
         .unwrap();
-    let parts = vec![MessagePart::Text {
-        text: text.to_owned(),
-    }];
+    let parts = vec![store::Part::text(text)];
     host.store()
         .commit_step(
             &thread.id,
             store::StepCommit {
                 messages: vec![store::NewMessage::new(
                     store::Role::User,
-                    serde_json::to_value(&parts).unwrap(),
+                    parts,
                     text,
                 )],
                 files: Vec::new(),

@@ -1,6 +1,6 @@
 //! Store rows to protocol DTOs.
 
-use pizza_protocol::{Folder, MessagePart, MessageView, Role, ThreadSource, ThreadSummary};
+use pizza_protocol::{Folder, MessageView, ThreadSource, ThreadSummary};
 use pizza_store as store;
 
 pub(crate) fn summary(thread: store::Thread) -> ThreadSummary {
@@ -27,15 +27,6 @@ pub(crate) fn summary(thread: store::Thread) -> ThreadSummary {
     }
 }
 
-pub(crate) fn role(role: store::Role) -> Role {
-    match role {
-        store::Role::System => Role::System,
-        store::Role::User => Role::User,
-        store::Role::Assistant => Role::Assistant,
-        store::Role::Tool => Role::Tool,
-    }
-}
-
 pub(crate) fn folder(folder: store::Folder) -> Folder {
     Folder {
         id: folder.id,
@@ -44,17 +35,8 @@ pub(crate) fn folder(folder: store::Folder) -> Folder {
     }
 }
 
-/// Messages are stored as a JSON array of [`MessagePart`]s. Anything else
-/// (an older or damaged row) still shows, as its plain text, rather than
-/// hiding the message.
+/// The stored message as the window shows it (derived in the store, the one
+/// place that knows the stored transcript).
 pub(crate) fn message_view(message: store::Message) -> MessageView {
-    let parts = serde_json::from_value::<Vec<MessagePart>>(message.content)
-        .unwrap_or_else(|_| vec![MessagePart::Text { text: message.text }]);
-    MessageView {
-        id: message.id,
-        seq: message.seq,
-        role: role(message.role),
-        parts,
-        created_at: message.created_at,
-    }
+    store::transcript::view(&message)
 }

@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::tests::open;
 
 fn text(role: StoreRole, text: &str) -> NewMessage {
-    NewMessage::new(role, json!([{"type": "text", "text": text}]), text)
+    NewMessage::new(role, vec![pizza_store::Part::text(text)], text)
 }
 
 /// A thread with a question, a tool call, its result and an answer.
@@ -27,13 +27,21 @@ async fn seeded(host: &Host, title: &str) -> String {
         .unwrap();
     let call = NewMessage::new(
         StoreRole::Assistant,
-        json!([{"type": "tool_call", "id": "c1", "name": "read_file", "arguments": {"path": "/notes.txt"}}]),
+        vec![pizza_store::Part::ToolCall {
+            id: "c1".into(),
+            name: "read_file".into(),
+            arguments: json!({"path": "/notes.txt"}),
+        }],
         "",
     )
     .with_tool_calls(["c1"]);
     let result = NewMessage::new(
         StoreRole::Tool,
-        json!([{"type": "tool_result", "call_id": "c1", "content": "pepperoni and basil"}]),
+        vec![pizza_store::Part::ToolResult {
+            call_id: "c1".into(),
+            content: vec![pizza_store::ResultPart::text("pepperoni and basil")],
+            is_error: false,
+        }],
         "pepperoni and basil",
     )
     .answering("c1");
