@@ -15,8 +15,8 @@ use serde_json::Value;
 use crate::agent::{Agent, RunInput, RunOutcome};
 use crate::error::{Error, Result, model_api_error};
 use crate::meta::StepMeta;
-use crate::sink::EventSink;
 use crate::profile::RunProfile;
+use crate::sink::EventSink;
 use crate::transcript::{
     notice_message, pending_calls, tool_result_message, turn_is_over, user_message,
 };

@@ -47,7 +47,11 @@ async fn open(
 }
 
 fn message(text: String) -> NewMessage {
-    NewMessage::new(Role::User, vec![pizza_store::Part::text(text.clone())], text)
+    NewMessage::new(
+        Role::User,
+        vec![pizza_store::Part::text(text.clone())],
+        text,
+    )
 }
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {

@@ -25,7 +25,6 @@ pub use error::{DatabaseError, Error, Result};
 pub use folders::{Folder, FolderUpdate};
 pub use grants::{GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant};
 pub use messages::{MESSAGE_PAGE_MAX, Message, MessagePage, NewMessage, Role};
-pub use transcript::{AttachmentRef, Part, ResultPart};
 pub use migrate::SCHEMA_VERSION;
 pub use runs::{
     ACTIVITY_PAGE_MAX, ACTIVITY_RETAINED, ActivityEntry, INTERRUPTED_BY_RESTART, NewActivity, Run,
@@ -37,6 +36,7 @@ pub use threads::{
     FolderFilter, NewThread, THREAD_PAGE_MAX, Thread, ThreadPage, ThreadQuery, ThreadSource,
     ThreadUpdate, ThreadView, ViewCounts,
 };
+pub use transcript::{AttachmentRef, Part, ResultPart};
 
 #[cfg(test)]
 mod store_tests;

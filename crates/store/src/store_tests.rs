@@ -169,7 +169,14 @@ async fn messages_written_before_the_transcript_type_read_the_same() {
     before.close().await;
     let mut conn = raw(dir.path()).await;
     let rows = [
-        (1, "user", r#"[{"type":"text","text":"list it"}]"#, "list it", None, None),
+        (
+            1,
+            "user",
+            r#"[{"type":"text","text":"list it"}]"#,
+            "list it",
+            None,
+            None,
+        ),
         (
             2,
             "assistant",

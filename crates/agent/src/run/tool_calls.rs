@@ -139,9 +139,7 @@ impl RunLoop<'_> {
                             "(The user edited the arguments before approving: {})\n",
                             call.arguments
                         );
-                        output
-                            .parts
-                            .insert(0, pizza_tools::OutputPart::Text(note));
+                        output.parts.insert(0, pizza_tools::OutputPart::Text(note));
                     }
                     output
                 }

@@ -95,7 +95,11 @@ impl TestAgent {
         }
         let outcome = self
             .agent
-            .resume(self.with_profile(input), Arc::new(SkipStart(Arc::clone(&sink))), cancel)
+            .resume(
+                self.with_profile(input),
+                Arc::new(SkipStart(Arc::clone(&sink))),
+                cancel,
+            )
             .await;
         finished(sink.as_ref(), &outcome);
         Ok(outcome)

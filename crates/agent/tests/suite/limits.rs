@@ -119,7 +119,9 @@ async fn a_profile_with_a_tool_free_last_call_ends_with_an_answer() {
     let h = Harness::new().await;
     h.model
         .push_turn(FakeTurn::tool_call("c0", "ls", json!({"path": "/"})));
-    h.model.push_turn(FakeTurn::text("I listed the files; nothing else was checked."));
+    h.model.push_turn(FakeTurn::text(
+        "I listed the files; nothing else was checked.",
+    ));
     let agent = h.agent(RunProfile {
         max_model_calls: 2,
         last_call_tool_free: true,
@@ -138,7 +140,10 @@ async fn a_profile_with_a_tool_free_last_call_ends_with_an_answer() {
     let requests = h.model.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[0].tools.len(), 6);
-    assert!(requests[1].tools.is_empty(), "the last call offers no tools");
+    assert!(
+        requests[1].tools.is_empty(),
+        "the last call offers no tools"
+    );
     // Every event of the run is in its namespace (the host's own
     // `run_finished` stays at the root).
     while let Ok((namespace, event)) = rx.try_recv() {

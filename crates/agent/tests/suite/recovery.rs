@@ -1,7 +1,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use pizza_agent::{RunProfile, CancellationToken, ChannelSink};
+use pizza_agent::{CancellationToken, ChannelSink, RunProfile};
 use pizza_llm::{ContentPart, FakeTurn};
 use pizza_protocol::{RunEvent, RunStatus};
 use pizza_tools::ToolRegistry;

@@ -81,11 +81,7 @@ async fn crashed_thread(host: &Host, text: &str) -> String {
         .commit_step(
             &thread.id,
             store::StepCommit {
-                messages: vec![store::NewMessage::new(
-                    store::Role::User,
-                    parts,
-                    text,
-                )],
+                messages: vec![store::NewMessage::new(store::Role::User, parts, text)],
                 files: Vec::new(),
                 interrupt: None,
                 metadata: json!({}),

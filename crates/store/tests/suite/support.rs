@@ -57,8 +57,7 @@ pub(crate) fn calls(ids: &[&str]) -> NewMessage {
             arguments: json!({}),
         })
         .collect();
-    NewMessage::new(Role::Assistant, parts, "")
-    .with_tool_calls(ids.iter().copied())
+    NewMessage::new(Role::Assistant, parts, "").with_tool_calls(ids.iter().copied())
 }
 
 pub(crate) fn tool(call: &str, text: &str) -> NewMessage {

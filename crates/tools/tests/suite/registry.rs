@@ -90,5 +90,8 @@ fn each_tool_says_whether_it_asks_and_describes_its_call() {
     assert_eq!(describe("write_file"), "Write the file /report.md.");
     assert_eq!(describe("edit_file"), "Edit the file /report.md.");
     assert_eq!(describe("read_file"), "Run read_file on /report.md.");
-    assert_eq!(Echo.describe_call(&json!({"text": "x"})), "Run the tool echo.");
+    assert_eq!(
+        Echo.describe_call(&json!({"text": "x"})),
+        "Run the tool echo."
+    );
 }
