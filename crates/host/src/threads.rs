@@ -89,7 +89,7 @@ impl Host {
         .map_err(store_err)?;
         Ok(ThreadDetail {
             thread: summary(thread),
-            messages: page.messages.into_iter().map(message_view).collect(),
+            messages: page.messages.iter().map(message_view).collect(),
             has_more_before: page.has_more,
             // An interrupt the agent wrote always parses; a damaged one shows none.
             pending_interrupt: head

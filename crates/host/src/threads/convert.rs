@@ -37,6 +37,6 @@ pub(crate) fn folder(folder: store::Folder) -> Folder {
 
 /// The stored message as the window shows it (derived in the store, the one
 /// place that knows the stored transcript).
-pub(crate) fn message_view(message: store::Message) -> MessageView {
-    store::transcript::view(&message)
+pub(crate) fn message_view(message: &store::Message) -> MessageView {
+    store::transcript::view(message)
 }

@@ -25,7 +25,7 @@ impl Host {
             .state(&thread.id, None)
             .await
             .map_err(store_err)?;
-        let messages: Vec<MessageView> = state.messages.into_iter().map(message_view).collect();
+        let messages: Vec<MessageView> = state.messages.iter().map(message_view).collect();
         let text = match params.format {
             ExportFormat::Markdown => markdown(&thread.title, &messages),
             ExportFormat::Jsonl => jsonl(&messages)?,
