@@ -2,11 +2,10 @@
 
 use anyhow::Result;
 use pizza_store::{NewMessage, NewThread, Role, StepCommit, Store};
-use serde_json::json;
 use std::path::Path;
 
 fn text(role: Role, text: &str) -> NewMessage {
-    NewMessage::new(role, json!([{"type": "text", "text": text}]), text)
+    NewMessage::new(role, vec![pizza_store::Part::text(text)], text)
 }
 
 /// Creates a thread with `turns` user/assistant exchanges; `special` replaces
