@@ -22,6 +22,7 @@ pub(crate) fn Shell() -> impl IntoView {
     inbox.start_sync();
     crate::events::listen(AppEvent::THREADS_CHANGED, move |_| inbox.changed());
     inbox::track_running(inbox);
+    inbox::track_queues(inbox);
     crate::notify::follow_clicks(screen, inbox);
 
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
