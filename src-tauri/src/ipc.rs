@@ -4,26 +4,22 @@
 //! and malformed params come back to the UI as an `INVALID_INPUT` [`ApiError`]
 //! rather than a Tauri string error.
 //!
-//! A streaming command (`thread_subscribe`) also gets the invoke's `on_event`
-//! channel, as a [`FrameSink`].
+//! A streaming command (`thread_subscribe`) also gets the invoke's channel
+//! (the [`STREAM_CHANNEL_ARG`] argument), typed by the command's event.
 
 use pizza_host::Host;
-use pizza_protocol::{ApiError, Command, RunEventFrame};
+use pizza_protocol::{ApiError, Command, STREAM_CHANNEL_ARG, StreamingCommand};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use tauri::ipc::Channel;
 
 type Reply = Pin<Box<dyn Future<Output = Result<Value, ApiError>> + Send>>;
-type Handler = Arc<dyn Fn(Host, Value, Option<FrameSink>) -> Reply + Send + Sync>;
-
-/// Delivers one frame to the UI; false once the UI is gone (the webview
-/// closed), which ends the forwarding.
-pub(crate) type FrameSink = Arc<dyn Fn(RunEventFrame) -> bool + Send + Sync>;
-
-/// The invoke argument that carries a streaming command's channel.
-const CHANNEL_ARG: &str = "on_event";
+/// The channel, when the invoke had one, is still untyped: the streaming
+/// adapter gives it its command's event type.
+type Handler = Arc<dyn Fn(Host, Value, Option<Channel>) -> Reply + Send + Sync>;
 
 /// What the commands run against: the host, or the reason it could not open.
 #[derive(Debug, Clone)]
@@ -37,6 +33,8 @@ pub(crate) enum HostSlot {
 #[derive(Clone, Default)]
 pub struct CommandRegistry {
     handlers: HashMap<&'static str, Handler>,
+    /// The commands registered with a channel.
+    streaming: BTreeSet<&'static str>,
 }
 
 impl std::fmt::Debug for CommandRegistry {
@@ -63,7 +61,7 @@ impl CommandRegistry {
         Fut: Future<Output = Result<C::Response, ApiError>> + Send + 'static,
     {
         let handler = Arc::new(handler);
-        let erased: Handler = Arc::new(move |host, raw, _sink| {
+        let erased: Handler = Arc::new(move |host, raw, _channel| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
                 let params = parse_params::<C>(raw)?;
@@ -78,26 +76,26 @@ impl CommandRegistry {
         debug_assert!(previous.is_none(), "{} registered twice", C::NAME);
     }
 
-    /// Registers the adapter for a command that streams frames over the
-    /// invoke's `on_event` channel; a call without one is `INVALID_INPUT`.
+    /// Registers the adapter for a command that streams its events over the
+    /// invoke's channel; a call without one is `INVALID_INPUT`.
     pub(crate) fn register_streaming<C, F, Fut>(&mut self, handler: F)
     where
-        C: Command,
-        F: Fn(Host, C::Params, FrameSink) -> Fut + Send + Sync + 'static,
+        C: StreamingCommand,
+        F: Fn(Host, C::Params, Channel<C::Event>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<C::Response, ApiError>> + Send + 'static,
     {
         let handler = Arc::new(handler);
-        let erased: Handler = Arc::new(move |host, raw, sink: Option<FrameSink>| {
+        let erased: Handler = Arc::new(move |host, raw, channel: Option<Channel>| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let sink = sink.ok_or_else(|| {
+                let channel = channel.ok_or_else(|| {
                     ApiError::invalid_input(format!(
-                        "{} needs a channel in “{CHANNEL_ARG}”.",
+                        "{} needs a channel in “{STREAM_CHANNEL_ARG}”.",
                         C::NAME
                     ))
                 })?;
                 let params = parse_params::<C>(raw)?;
-                let response = handler(host, params, sink).await?;
+                let response = handler(host, params, typed(channel)).await?;
                 serde_json::to_value(response).map_err(|e| {
                     ApiError::general(format!("Could not encode the answer to {}.", C::NAME))
                         .with_details(e.to_string())
@@ -106,10 +104,16 @@ impl CommandRegistry {
         });
         let previous = self.handlers.insert(C::NAME, erased);
         debug_assert!(previous.is_none(), "{} registered twice", C::NAME);
+        self.streaming.insert(C::NAME);
     }
 
     pub fn names(&self) -> BTreeSet<&'static str> {
         self.handlers.keys().copied().collect()
+    }
+
+    /// The commands that take a channel.
+    pub fn streaming_names(&self) -> BTreeSet<&'static str> {
+        self.streaming.clone()
     }
 
     /// A call without a channel (the app always goes through `dispatch_with`).
@@ -129,7 +133,7 @@ impl CommandRegistry {
         slot: &HostSlot,
         name: &str,
         raw: Value,
-        sink: Option<FrameSink>,
+        channel: Option<Channel>,
     ) -> Result<Value, ApiError> {
         let Some(handler) = self.handlers.get(name) else {
             return Err(ApiError::invalid_input(format!(
@@ -137,7 +141,7 @@ impl CommandRegistry {
             )));
         };
         match slot {
-            HostSlot::Ready(host) => handler(host.clone(), raw, sink).await,
+            HostSlot::Ready(host) => handler(host.clone(), raw, channel).await,
             HostSlot::Failed(error) => Err(error.clone()),
         }
     }
@@ -170,9 +174,9 @@ pub(crate) fn invoke_handler<R: tauri::Runtime>(
                 "The request for {name} must be JSON."
             ))),
         };
-        let (raw, sink) = match raw {
+        let (raw, channel) = match raw {
             Ok(raw) => match take_channel(raw, &invoke.message.webview()) {
-                Ok((raw, sink)) => (Ok(raw), sink),
+                Ok((raw, channel)) => (Ok(raw), channel),
                 Err(error) => (Err(error), None),
             },
             Err(error) => (Err(error), None),
@@ -181,7 +185,7 @@ pub(crate) fn invoke_handler<R: tauri::Runtime>(
         let slot = slot.clone();
         invoke.resolver.respond_async(async move {
             let result = match raw {
-                Ok(raw) => registry.dispatch_with(&slot, &name, raw, sink).await,
+                Ok(raw) => registry.dispatch_with(&slot, &name, raw, channel).await,
                 Err(error) => Err(error),
             };
             result.map_err(|error| {
@@ -193,35 +197,51 @@ pub(crate) fn invoke_handler<R: tauri::Runtime>(
     }
 }
 
-/// Takes the `on_event` argument out of the params (so they stay exactly the
+/// Takes the channel argument out of the params (so they stay exactly the
 /// declared type) and wires it to the calling webview, as Tauri's own
-/// `Channel` command argument does.
+/// `Channel` command argument does. Which events it carries is up to the
+/// command: see [`typed`].
 fn take_channel<R: tauri::Runtime>(
     mut raw: Value,
     webview: &tauri::Webview<R>,
-) -> Result<(Value, Option<FrameSink>), ApiError> {
-    let Some(value) = raw.as_object_mut().and_then(|o| o.remove(CHANNEL_ARG)) else {
+) -> Result<(Value, Option<Channel>), ApiError> {
+    let Some(value) = raw
+        .as_object_mut()
+        .and_then(|o| o.remove(STREAM_CHANNEL_ARG))
+    else {
         return Ok((raw, None));
     };
     let id: tauri::ipc::JavaScriptChannelId = serde_json::from_value(value).map_err(|e| {
-        ApiError::invalid_input(format!("“{CHANNEL_ARG}” is not a channel."))
+        ApiError::invalid_input(format!("“{STREAM_CHANNEL_ARG}” is not a channel."))
             .with_details(e.to_string())
     })?;
-    let channel: tauri::ipc::Channel<RunEventFrame> = id.channel_on(webview.clone());
-    let sink: FrameSink = Arc::new(move |frame| channel.send(frame).is_ok());
-    Ok((raw, Some(sink)))
+    Ok((raw, Some(id.channel_on(webview.clone()))))
+}
+
+/// The invoke's channel as one that only takes `E`: each event is encoded
+/// the way `Channel<E>::send` encodes it, then passed on. Dropping the typed
+/// channel drops the invoke's, which tells the window the stream ended.
+fn typed<E: serde::Serialize>(channel: Channel) -> Channel<E> {
+    Channel::new(move |body| channel.send(body))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pizza_protocol::{COMMANDS, ErrorCode};
+    use pizza_protocol::{COMMANDS, ErrorCode, RunEventFrame, STREAMING_COMMANDS};
     use pizza_test_support::data_root::TempDataRoot;
+    use std::sync::Mutex;
 
     #[test]
     fn registered_commands_are_exactly_the_declared_ones() {
         let declared: BTreeSet<&str> = COMMANDS.iter().copied().collect();
         assert_eq!(CommandRegistry::new().names(), declared);
+    }
+
+    #[test]
+    fn commands_registered_with_a_channel_are_exactly_the_streaming_ones() {
+        let declared: BTreeSet<&str> = STREAMING_COMMANDS.iter().copied().collect();
+        assert_eq!(CommandRegistry::new().streaming_names(), declared);
     }
 
     async fn ready_slot(root: &TempDataRoot) -> HostSlot {
@@ -304,13 +324,39 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(refused.code, ErrorCode::InvalidInput);
-        let sink: FrameSink = Arc::new(|_frame| true);
+        let channel = Channel::new(|_body| Ok(()));
         let ack = registry
-            .dispatch_with(&slot, "thread_subscribe", params, Some(sink))
+            .dispatch_with(&slot, "thread_subscribe", params, Some(channel))
             .await
             .unwrap();
         assert!(ack["subscription_id"].as_u64().is_some());
         assert!(ack["live_run_id"].is_null());
+    }
+
+    #[test]
+    fn a_typed_channel_sends_its_events_as_their_json() {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let raw = {
+            let sent = Arc::clone(&sent);
+            Channel::new(move |body| {
+                if let tauri::ipc::InvokeResponseBody::Json(json) = body {
+                    sent.lock().unwrap().push(json);
+                }
+                Ok(())
+            })
+        };
+        let frame = RunEventFrame {
+            seq: 7,
+            run_id: "r1".into(),
+            thread_id: "t1".into(),
+            namespace: Vec::new(),
+            event: pizza_protocol::RunEvent::Lagged,
+        };
+        typed::<RunEventFrame>(raw).send(frame.clone()).unwrap();
+        let sent = sent.lock().unwrap();
+        assert_eq!(sent.len(), 1);
+        let decoded: RunEventFrame = serde_json::from_str(&sent[0]).unwrap();
+        assert_eq!(decoded, frame);
     }
 
     #[tokio::test]

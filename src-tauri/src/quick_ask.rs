@@ -3,12 +3,11 @@
 //! it, told by the `view=quick-ask` query.
 
 use pizza_host::{DesktopShell, ShortcutError};
+use pizza_protocol::WindowEvent;
 use tauri::{AppHandle, Emitter, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
 
 /// The window's label (its capability in `capabilities/quick-ask.json` names it).
 pub(crate) const LABEL: &str = "quick-ask";
-/// Sent to the quick-ask window each time it is shown, so it focuses its input.
-pub(crate) const SHOWN_EVENT: &str = "quick_ask_shown";
 const URL: &str = "index.html?view=quick-ask";
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 360.0;
@@ -19,7 +18,7 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
         let _ = window.show();
         let _ = window.unminimize();
         let _ = window.set_focus();
-        if let Err(error) = window.emit_to(LABEL, SHOWN_EVENT, ()) {
+        if let Err(error) = window.emit_to(LABEL, WindowEvent::QuickAskShown.name(), ()) {
             tracing::debug!(%error, "could not tell quick-ask it was shown");
         }
         return;

@@ -1,25 +1,16 @@
 //! The root component: loads the app state and picks the shell or the
 //! startup-failure screen.
 
+use crate::app_state::AppState;
 use crate::ipc::invoke;
 use crate::shell::Shell;
 use crate::theme;
 use leptos::prelude::*;
-use pizza_protocol::{AppInfo, AppInfoParams, Settings, SettingsGetParams, cmd};
-
-/// State shared by every screen, provided as context.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct AppState {
-    pub(crate) info: RwSignal<Option<AppInfo>>,
-    pub(crate) settings: RwSignal<Settings>,
-}
+use pizza_protocol::{AppInfoParams, SettingsGetParams, cmd};
 
 #[component]
 pub(crate) fn App() -> impl IntoView {
-    let state = AppState {
-        info: RwSignal::new(None),
-        settings: RwSignal::new(Settings::default()),
-    };
+    let state = AppState::new();
     provide_context(state);
     let startup_error = RwSignal::new(None::<String>);
 

@@ -1,25 +1,30 @@
-//! App events from the host (`threads_changed`, …), received through Tauri's
-//! event plugin without the global JS API.
+//! Tauri events from the host (`threads_changed`, `quick_ask_shown`, …),
+//! received through Tauri's event plugin without the global JS API. The
+//! names come from `pizza-protocol` only.
 
-use crate::ipc::invoke_plugin;
-use pizza_protocol::AppEvent;
+use crate::ipc::{invoke_plugin, transform_callback};
+use pizza_protocol::{AppEvent, WindowEvent};
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = transformCallback)]
-    fn transform_callback(callback: &js_sys::Function, once: bool) -> f64;
-}
-
-/// Calls `on_event` for every app event named `name`, for the app's lifetime.
+/// Calls `on_event` for every app event named `name` (one of
+/// `AppEvent::NAMES`), for the app's lifetime.
 pub(crate) fn listen(name: &'static str, on_event: impl Fn(AppEvent) + 'static) {
-    let callback = Closure::<dyn Fn(JsValue)>::new(move |message: JsValue| {
+    listen_raw(name, move |message| {
         let payload =
             js_sys::Reflect::get(&message, &JsValue::from_str("payload")).unwrap_or(JsValue::NULL);
         if let Ok(event) = serde_wasm_bindgen::from_value::<AppEvent>(payload) {
             on_event(event);
         }
     });
+}
+
+/// Calls `on_event` each time this window is sent `event`, for its lifetime.
+pub(crate) fn on_window_event(event: WindowEvent, on_event: impl Fn() + 'static) {
+    listen_raw(event.name(), move |_message| on_event());
+}
+
+fn listen_raw(name: &'static str, on_message: impl Fn(JsValue) + 'static) {
+    let callback = Closure::<dyn Fn(JsValue)>::new(on_message);
     let handler = transform_callback(callback.as_ref().unchecked_ref(), false);
     // Listeners live as long as the window.
     callback.forget();

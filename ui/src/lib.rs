@@ -7,6 +7,7 @@
 #![allow(clippy::needless_pass_by_value)]
 
 mod app;
+mod app_state;
 mod components;
 mod events;
 mod ipc;
@@ -14,6 +15,7 @@ mod keys;
 mod markdown;
 mod notify;
 mod quick_ask;
+mod screen;
 mod screens;
 mod shell;
 mod theme;

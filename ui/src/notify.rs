@@ -2,8 +2,8 @@
 //! thread, and the status-bar hint when notifications cannot be shown.
 
 use crate::ipc::invoke;
+use crate::screen::Screen;
 use crate::screens::inbox::state::Inbox;
-use crate::shell::Screen;
 use leptos::prelude::*;
 use pizza_protocol::{AppEvent, NotificationStatusParams, NotificationTakePendingParams, cmd};
 

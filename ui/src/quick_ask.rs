@@ -4,7 +4,7 @@
 //! while the run goes on (it lands in Unread: this window never reports a
 //! viewed thread).
 
-use crate::ipc::{invoke, invoke_plugin};
+use crate::ipc::invoke;
 use crate::screens::inbox::state::Inbox;
 use crate::screens::inbox::{LiveRun, MessageCard, RunState};
 use leptos::ev::KeyboardEvent;
@@ -12,18 +12,8 @@ use leptos::html;
 use leptos::prelude::*;
 use pizza_protocol::{
     ApiError, QuickAskHideParams, QuickAskOpenThreadParams, Role, RunId, RunStartParams, ThreadId,
-    cmd,
+    WindowEvent, cmd,
 };
-use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = transformCallback)]
-    fn transform_callback(callback: &js_sys::Function, once: bool) -> f64;
-}
-
-/// The event the app sends each time it shows this window.
-const SHOWN_EVENT: &str = "quick_ask_shown";
 
 /// Whether this webview is the quick-ask window.
 pub(crate) fn is_quick_ask() -> bool {
@@ -53,7 +43,7 @@ pub(crate) fn QuickAsk() -> impl IntoView {
             focus();
         }
     });
-    on_shown(focus);
+    crate::events::on_window_event(WindowEvent::QuickAskShown, focus);
 
     let ask = move || {
         let text = draft.get_untracked().trim().to_owned();
@@ -171,24 +161,4 @@ fn Answer(thread_id: ThreadId, run_id: RunId) -> impl IntoView {
             <LiveRun run />
         </div>
     }
-}
-
-/// Calls `on_shown` each time the app shows this window again.
-fn on_shown(on_shown: impl Fn() + 'static) {
-    let callback = Closure::<dyn Fn(JsValue)>::new(move |_message: JsValue| on_shown());
-    let handler = transform_callback(callback.as_ref().unchecked_ref(), false);
-    // Lives as long as the window.
-    callback.forget();
-    leptos::task::spawn_local(async move {
-        let args = serde_json::json!({
-            "event": SHOWN_EVENT,
-            "target": { "kind": "Any" },
-            "handler": handler,
-        });
-        if let Err(error) = invoke_plugin("plugin:event|listen", &args).await {
-            web_sys::console::warn_1(&JsValue::from_str(&format!(
-                "listening to {SHOWN_EVENT}: {error}"
-            )));
-        }
-    });
 }

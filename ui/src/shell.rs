@@ -1,20 +1,15 @@
 //! The window's frame: rail, sidebar, main pane and status bar.
 
-use crate::app::AppState;
+use crate::app_state::AppState;
 use crate::keys::{Shortcut, shortcut};
 use crate::notify::NotificationHint;
+use crate::screen::Screen;
 use crate::screens::inbox::{
     self, ConfirmDialog, ContextGauge, InboxPane, InboxSidebar, state::Inbox,
 };
 use crate::screens::settings::{SettingsPane, SettingsSidebar};
 use leptos::prelude::*;
 use pizza_protocol::AppEvent;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Screen {
-    Inbox,
-    Settings,
-}
 
 #[component]
 pub(crate) fn Shell() -> impl IntoView {
@@ -27,6 +22,7 @@ pub(crate) fn Shell() -> impl IntoView {
     inbox.start_sync();
     crate::events::listen(AppEvent::THREADS_CHANGED, move |_| inbox.changed());
     inbox::track_running(inbox);
+    inbox::track_queues(inbox);
     crate::notify::follow_clicks(screen, inbox);
 
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {

@@ -15,8 +15,33 @@ pub trait Command {
     type Response: Serialize + DeserializeOwned + Send + 'static;
 }
 
+/// A command that also streams events: the caller passes a channel in the
+/// [`STREAM_CHANNEL_ARG`] argument, the host sends `Event`s over it (some
+/// possibly before the answer) until either side ends the stream.
+///
+/// The UI calls `subscribe::<C>(params, on_event)` and the host registers the
+/// command with `register_streaming::<C>`; the event type comes from here.
+pub trait StreamingCommand: Command {
+    /// One message on the stream.
+    type Event: Serialize + DeserializeOwned + Send + 'static;
+}
+
+/// The invoke argument that carries a streaming command's channel; it is not
+/// part of the command's params.
+pub const STREAM_CHANNEL_ARG: &str = "on_event";
+
+/// The name of a streaming entry; the event type only marks it as one.
+macro_rules! streaming_name {
+    ($name:literal $event:ty) => {
+        $name
+    };
+}
+
 macro_rules! commands {
-    ($( $(#[$doc:meta])* $ty:ident = $name:literal, $params:ty => $response:ty; )*) => {
+    ($(
+        $(#[$doc:meta])*
+        $ty:ident = $name:literal, $params:ty => $response:ty $(, streams $event:ty)?;
+    )*) => {
         /// Marker types, one per command; use them with `invoke::<cmd::X>`.
         pub mod cmd {
             $(
@@ -29,11 +54,21 @@ macro_rules! commands {
                     type Params = $params;
                     type Response = $response;
                 }
+
+                $(
+                    impl super::StreamingCommand for $ty {
+                        type Event = $event;
+                    }
+                )?
             )*
         }
 
         /// Every declared command name, in declaration order.
         pub const COMMANDS: &[&str] = &[$($name),*];
+
+        /// The names of the commands that stream, in declaration order; each
+        /// is also in [`COMMANDS`].
+        pub const STREAMING_COMMANDS: &[&str] = &[$($(streaming_name!($name $event),)?)*];
     };
 }
 
@@ -121,8 +156,10 @@ commands! {
     QueueAdd = "queue_add", crate::QueueAddParams => crate::QueueAddResponse;
     /// Removes a queued message before it is sent.
     QueueRemove = "queue_remove", crate::QueueRemoveParams => ();
-    /// Streams the thread's run events over the `on_event` channel.
-    ThreadSubscribe = "thread_subscribe", crate::ThreadSubscribeParams => crate::ThreadSubscribeResponse;
+    /// Streams the thread's run events: the buffered ones after `since`, then
+    /// the live ones, until `thread_unsubscribe` or the window goes.
+    ThreadSubscribe = "thread_subscribe", crate::ThreadSubscribeParams => crate::ThreadSubscribeResponse,
+        streams crate::RunEventFrame;
     /// Which thread the user is looking at, for the unread rule.
     ThreadViewing = "thread_viewing", crate::ThreadViewingParams => ();
     /// Ends a `thread_subscribe` stream; unknown ids are already ended.
@@ -168,5 +205,26 @@ mod tests {
     fn marker_names_match_the_table() {
         assert_eq!(cmd::AppInfo::NAME, "app_info");
         assert_eq!(cmd::SettingsUpdate::NAME, "settings_update");
+    }
+
+    #[test]
+    fn streaming_commands_are_declared_commands_with_their_event() {
+        assert_eq!(STREAMING_COMMANDS, [cmd::ThreadSubscribe::NAME]);
+        for name in STREAMING_COMMANDS {
+            assert!(
+                COMMANDS.contains(name),
+                "{name} streams but is not declared"
+            );
+        }
+        fn event_of<C: StreamingCommand>() -> std::any::TypeId
+        where
+            C::Event: 'static,
+        {
+            std::any::TypeId::of::<C::Event>()
+        }
+        assert_eq!(
+            event_of::<cmd::ThreadSubscribe>(),
+            std::any::TypeId::of::<crate::RunEventFrame>()
+        );
     }
 }

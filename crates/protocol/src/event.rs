@@ -1,4 +1,7 @@
 //! App-wide, low-rate notices sent as Tauri events (streams use channels).
+//!
+//! Every Tauri event name the app sends is declared here, so the sender in
+//! the desktop binary and the listener in the window name it the same way.
 
 use crate::run::{RunId, RunStatus};
 use crate::thread::ThreadId;
@@ -43,6 +46,13 @@ impl AppEvent {
     pub const ACTIVITY: &'static str = "activity";
     pub const NAVIGATE: &'static str = "navigate";
     pub const QUEUE_CHANGED: &'static str = "queue_changed";
+    /// Every app event name.
+    pub const NAMES: &'static [&'static str] = &[
+        Self::THREADS_CHANGED,
+        Self::ACTIVITY,
+        Self::NAVIGATE,
+        Self::QUEUE_CHANGED,
+    ];
 
     /// The Tauri event name.
     pub fn name(&self) -> &'static str {
@@ -52,5 +62,74 @@ impl AppEvent {
             Self::Navigate { .. } => Self::NAVIGATE,
             Self::QueueChanged { .. } => Self::QUEUE_CHANGED,
         }
+    }
+}
+
+/// A notice for one window that carries no payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowEvent {
+    /// The quick-ask window was shown (again), so it focuses its input.
+    QuickAskShown,
+}
+
+impl WindowEvent {
+    pub const QUICK_ASK_SHOWN: &'static str = "quick_ask_shown";
+    /// Every window event name.
+    pub const NAMES: &'static [&'static str] = &[Self::QUICK_ASK_SHOWN];
+
+    /// The Tauri event name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::QuickAskShown => Self::QUICK_ASK_SHOWN,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn event_names_are_unique_and_snake_case() {
+        let all: Vec<&str> = AppEvent::NAMES
+            .iter()
+            .chain(WindowEvent::NAMES)
+            .copied()
+            .collect();
+        let unique: BTreeSet<&str> = all.iter().copied().collect();
+        assert_eq!(unique.len(), all.len(), "an event name is used twice");
+        for name in all {
+            assert!(
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                "{name} is not snake_case"
+            );
+        }
+    }
+
+    #[test]
+    fn each_event_is_sent_under_a_declared_name() {
+        let events = [
+            AppEvent::ThreadsChanged { thread_id: None },
+            AppEvent::Activity {
+                cursor: 1,
+                thread_id: "t".into(),
+                run_id: None,
+                status: RunStatus::Succeeded,
+                title: String::new(),
+                message: None,
+                created_at: 0,
+            },
+            AppEvent::Navigate {
+                thread_id: "t".into(),
+            },
+            AppEvent::QueueChanged {
+                thread_id: "t".into(),
+                queued: Vec::new(),
+            },
+        ];
+        let names: Vec<&str> = events.iter().map(AppEvent::name).collect();
+        assert_eq!(names, AppEvent::NAMES);
+        assert_eq!(WindowEvent::QuickAskShown.name(), "quick_ask_shown");
     }
 }

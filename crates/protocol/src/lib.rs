@@ -16,13 +16,15 @@ mod settings;
 mod thread;
 
 pub use app::{AppInfo, AppInfoParams, BuildProfile};
-pub use command::{COMMANDS, Command, cmd};
+pub use command::{
+    COMMANDS, Command, STREAM_CHANNEL_ARG, STREAMING_COMMANDS, StreamingCommand, cmd,
+};
 pub use desktop::{
     DEFAULT_QUICK_ASK_SHORTCUT, QuickAskHideParams, QuickAskOpenThreadParams, ShortcutGetParams,
     ShortcutSetParams, ShortcutStatus,
 };
 pub use error::{ApiError, ErrorCode, ErrorReason};
-pub use event::AppEvent;
+pub use event::{AppEvent, WindowEvent};
 pub use folder::{
     FOLDER_NAME_MAX, Folder, FolderCreateParams, FolderDeleteParams, FolderListParams,
     FolderUpdateParams,

@@ -13,11 +13,13 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::ThreadViewing, _, _>(
         |host, p| async move { host.thread_viewing(p).await },
     );
-    registry.register_streaming::<cmd::ThreadSubscribe, _, _>(|host, p, sink| async move {
+    registry.register_streaming::<cmd::ThreadSubscribe, _, _>(|host, p, channel| async move {
         let (response, frames) = host.thread_subscribe(p).await?;
         // Forwards until the stream ends (lagged) or the webview is gone;
         // dropping `frames` then unsubscribes. Runs are never tied to it.
-        tauri::async_runtime::spawn(crate::frames::forward(frames, move |frame| sink(frame)));
+        tauri::async_runtime::spawn(crate::frames::forward(frames, move |frame| {
+            channel.send(frame).is_ok()
+        }));
         Ok(response)
     });
 }

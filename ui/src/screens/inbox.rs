@@ -6,6 +6,7 @@ mod composer;
 mod folders;
 mod live;
 mod message;
+mod queues;
 mod search;
 pub(crate) mod state;
 mod stream;
@@ -24,7 +25,7 @@ use thread_view::ThreadPane;
 
 pub(crate) use live::LiveRun;
 pub(crate) use message::MessageCard;
-pub(crate) use stream::{ContextGauge, RunState, track_running};
+pub(crate) use stream::{ContextGauge, RunState, track_queues, track_running};
 pub(crate) use thread_list::confirm_delete;
 
 /// Creates an empty thread and opens it.

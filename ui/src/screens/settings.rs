@@ -1,6 +1,6 @@
 //! Settings: a section list on the left, the section's form on the right.
 
-use crate::app::AppState;
+use crate::app_state::AppState;
 use crate::ipc::invoke;
 use crate::theme;
 

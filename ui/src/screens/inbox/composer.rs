@@ -1,5 +1,6 @@
 //! The composer: a growing text area (Enter sends, Shift+Enter breaks the
-//! line, IME-safe), the model picker, Send / Stop, queued messages as chips,
+//! line, IME-safe), the model picker, Send / Stop, the host's queued messages
+//! as chips,
 //! a draft per thread and ↑/↓ recall of earlier prompts.
 
 use super::stream::RunState;
@@ -115,15 +116,15 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
 
     view! {
         <div class="composer" data-testid="composer">
-            <Show when=move || run.queue.with(|q| !q.is_empty())>
+            <Show when=move || !run.queued().is_empty()>
                 <ul class="composer__queue" aria-label="Queued messages">
-                    {move || run.queue.get().into_iter().enumerate().map(|(index, text)| view! {
+                    <For each=move || run.queued() key=|m| m.id.clone() let:message>
                         <li class="chip" data-testid="queued-message">
-                            <span class="chip__text">{text}</span>
+                            <span class="chip__text">{message.text}</span>
                             <button class="chip__remove" aria-label="Remove queued message"
-                                on:click=move |_| run.queue.update(|q| { if index < q.len() { q.remove(index); } })>"✕"</button>
+                                on:click=move |_| run.unqueue(message.id.clone())>"✕"</button>
                         </li>
-                    }).collect_view()}
+                    </For>
                 </ul>
             </Show>
             <div class="composer__box">

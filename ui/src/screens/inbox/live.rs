@@ -4,7 +4,7 @@
 use super::approval::ApprovalCard;
 use super::message::humanize;
 use super::stream::{RunState, ToolCard};
-use crate::shell::Screen;
+use crate::screen::Screen;
 use leptos::prelude::*;
 use pizza_protocol::{ApiError, ErrorCode};
 

@@ -1,6 +1,7 @@
 //! The inbox's state: the current view, the thread list, folders and the
 //! selected thread. Lives in context, outside components.
 
+use super::queues::Queues;
 use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{
@@ -38,8 +39,12 @@ pub(crate) struct Inbox {
     pub(crate) focus_search: RwSignal<u64>,
     /// A thread whose title is being edited in the sidebar.
     pub(crate) renaming: RwSignal<Option<ThreadId>>,
-    /// Threads with a live run (the sidebar's running dot).
+    /// Threads with a live run (the sidebar's running dot), whoever started
+    /// it: each list page says which of its threads have one, and run events
+    /// keep that current in between.
     pub(crate) running: RwSignal<std::collections::HashSet<ThreadId>>,
+    /// The messages the host holds for each thread's next runs.
+    pub(crate) queues: RwSignal<Queues>,
     /// The open thread's context use: tokens, and the model's window.
     pub(crate) context: RwSignal<Option<(u64, u32)>>,
 }
@@ -65,6 +70,7 @@ impl Inbox {
             focus_search: RwSignal::new(0),
             renaming: RwSignal::new(None),
             running: RwSignal::new(std::collections::HashSet::new()),
+            queues: RwSignal::new(Queues::default()),
             context: RwSignal::new(None),
         }
     }
@@ -85,6 +91,7 @@ impl Inbox {
                 };
                 match invoke::<cmd::ThreadList>(&params).await {
                     Ok(page) => {
+                        self.note_live_runs(&page.threads);
                         self.threads.set(page.threads);
                         self.next_cursor.set(page.next_cursor);
                         self.counts.set(page.counts);
@@ -125,10 +132,26 @@ impl Inbox {
         leptos::task::spawn_local(async move {
             match invoke::<cmd::ThreadList>(&params).await {
                 Ok(page) => {
+                    self.note_live_runs(&page.threads);
                     self.threads.update(|threads| threads.extend(page.threads));
                     self.next_cursor.set(page.next_cursor);
                 }
                 Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+
+    /// Takes the live runs a list page reports as the truth for its threads:
+    /// the host re-sends `threads_changed` when a run starts or ends, so the
+    /// newest page is at least as new as the events before it.
+    fn note_live_runs(self, threads: &[ThreadSummary]) {
+        self.running.update(|running| {
+            for thread in threads {
+                if thread.live_run_id.is_some() {
+                    running.insert(thread.id.clone());
+                } else {
+                    running.remove(&thread.id);
+                }
             }
         });
     }

@@ -1,28 +1,18 @@
-//! A thread's live run: the `thread_subscribe` channel, the run's state while
+//! A thread's live run: the `thread_subscribe` stream, the run's state while
 //! it streams (text deltas batched per animation frame), and the commands
-//! that start, stop, resume or discard runs.
+//! that start, stop, resume or discard runs and queue messages behind them.
 
 use super::state::Inbox;
 use super::streamed::StreamedText;
-use crate::ipc::{invoke, invoke_plugin};
+use crate::ipc::{EventStream, invoke};
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApiError, AppEvent, Command, Interrupt, MessageView, Role, RunCancelParams, RunEvent,
-    RunEventFrame, RunId, RunStartParams, RunStatus, ThreadId, ThreadIdParams,
-    ThreadSubscribeResponse, ThreadViewingParams, cmd,
+    ApiError, AppEvent, Interrupt, MessageView, QueueAddParams, QueueRemoveParams, QueuedMessage,
+    Role, RunCancelParams, RunEvent, RunEventFrame, RunId, RunStartParams, RunStatus, ThreadId,
+    ThreadIdParams, ThreadSubscribeParams, ThreadViewingParams, cmd,
 };
-use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::cell::Cell;
 use std::rc::Rc;
-use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = transformCallback)]
-    fn transform_callback(callback: &js_sys::Function, once: bool) -> f64;
-    #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = unregisterCallback)]
-    fn unregister_callback(id: f64) -> Result<(), JsValue>;
-}
 
 /// A tool call of the live run, as its card shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,13 +46,15 @@ pub(crate) struct RunState {
     pub(crate) interrupt: RwSignal<Option<Interrupt>>,
     pub(crate) error: RwSignal<Option<ApiError>>,
     pub(crate) resumable: RwSignal<bool>,
-    pub(crate) queue: RwSignal<Vec<String>>,
     pub(crate) model: RwSignal<Option<String>>,
     pub(crate) draft: RwSignal<String>,
     pending: StoredValue<Pending, LocalStorage>,
     last_seq: StoredValue<Option<u64>>,
     alive: StoredValue<Rc<Cell<bool>>, LocalStorage>,
-    channel: StoredValue<Option<f64>>,
+    /// Counts subscribe calls, so a stream replaced while its call was in
+    /// flight delivers nothing and is ended when its answer comes.
+    attempt: StoredValue<u64>,
+    stream: StoredValue<Option<EventStream>, LocalStorage>,
     /// The host's id for the open subscription, to end it when leaving.
     subscription: StoredValue<Option<u64>>,
     /// The last run seen to finish: its `run_finished` can arrive before
@@ -87,22 +79,20 @@ impl RunState {
             interrupt: RwSignal::new(None),
             error: RwSignal::new(None),
             resumable: RwSignal::new(false),
-            queue: RwSignal::new(Vec::new()),
             model: RwSignal::new(None),
             draft: RwSignal::new(String::new()),
             pending: StoredValue::new_local(Pending::default()),
             last_seq: StoredValue::new(None),
             alive: StoredValue::new_local(Rc::new(Cell::new(true))),
-            channel: StoredValue::new(None),
+            attempt: StoredValue::new(0),
+            stream: StoredValue::new_local(None),
             subscription: StoredValue::new(None),
             finished: StoredValue::new(None),
         };
         inbox.context.set(None);
         on_cleanup(move || {
             state.alive.with_value(|alive| alive.set(false));
-            if let Some(id) = state.channel.try_get_value().flatten() {
-                let _ = unregister_callback(id);
-            }
+            drop(state.stream.try_update_value(Option::take));
             if let (Some(thread_id), Some(Some(subscription_id))) = (
                 state.thread_id.try_get_value(),
                 state.subscription.try_get_value(),
@@ -121,77 +111,53 @@ impl RunState {
         self.live_run.with(Option::is_some)
     }
 
+    /// The messages the host holds for this thread's next runs, oldest first.
+    pub(crate) fn queued(self) -> Vec<QueuedMessage> {
+        let id = self.id();
+        self.inbox.queues.with(|queues| queues.of(&id).to_vec())
+    }
+
     /// Opens (or, after `lagged`, reopens) the subscription.
     pub(crate) fn subscribe(self, since: Option<u64>) {
-        if let Some(old) = self.channel.get_value() {
-            let _ = unregister_callback(old);
-        }
+        let Some(attempt) = self.attempt.try_update_value(|a| {
+            *a += 1;
+            *a
+        }) else {
+            return;
+        };
+        drop(self.stream.try_update_value(Option::take));
         if let Some(old) = self.subscription.get_value() {
             self.subscription.set_value(None);
             unsubscribe(self.id(), old);
         }
-        let alive = self.alive.get_value();
-        let order = Rc::new(RefCell::new((0u64, BTreeMap::<u64, JsValue>::new())));
-        let callback = Closure::<dyn Fn(JsValue)>::new(move |raw: JsValue| {
-            if !alive.get() {
-                return;
-            }
-            // Tauri's channel numbers its messages; deliver them in order.
-            let index = js_sys::Reflect::get(&raw, &"index".into())
-                .ok()
-                .and_then(|i| i.as_f64())
-                .unwrap_or(0.0) as u64;
-            let ready: Vec<JsValue> = {
-                let mut order = order.borrow_mut();
-                order.1.insert(index, raw);
-                let mut ready = Vec::new();
-                loop {
-                    let next = order.0;
-                    let Some(value) = order.1.remove(&next) else {
-                        break;
-                    };
-                    order.0 += 1;
-                    ready.push(value);
-                }
-                ready
-            };
-            for raw in ready {
-                let message =
-                    js_sys::Reflect::get(&raw, &"message".into()).unwrap_or(JsValue::UNDEFINED);
-                if message.is_undefined() {
-                    continue; // `{end: true}`
-                }
-                match serde_wasm_bindgen::from_value::<RunEventFrame>(message) {
-                    Ok(frame) => self.handle(frame),
-                    Err(error) => web_sys::console::warn_1(&format!("run frame: {error}").into()),
-                }
-            }
+        // Shared by the stream's callback and the answer below.
+        let current = Rc::new({
+            let alive = self.alive.get_value();
+            move || alive.get() && self.attempt.try_get_value() == Some(attempt)
         });
-        let id = transform_callback(callback.as_ref().unchecked_ref(), false);
-        // Unregistered on cleanup or resubscribe; the closure itself is tiny.
-        callback.forget();
-        self.channel.set_value(Some(id));
         let thread_id = self.id();
-        // The declared `ThreadSubscribeParams`, plus the channel in `on_event`.
-        let params = serde_json::json!({
-            "thread_id": thread_id,
-            "since": since,
-            "on_event": format!("__CHANNEL__:{id}"),
-        });
+        let params = ThreadSubscribeParams {
+            thread_id: thread_id.clone(),
+            since,
+        };
         leptos::task::spawn_local(async move {
-            match invoke_plugin(cmd::ThreadSubscribe::NAME, &params).await {
-                Ok(value) => {
-                    let Ok(response) =
-                        serde_wasm_bindgen::from_value::<ThreadSubscribeResponse>(value)
-                    else {
-                        return;
-                    };
-                    // The pane may have closed while the call was in flight.
-                    let alive = self.alive.try_with_value(|a| a.get()).unwrap_or(false);
-                    if !alive {
+            let on_frame = {
+                let current = Rc::clone(&current);
+                move |frame| {
+                    if current() {
+                        self.handle(frame);
+                    }
+                }
+            };
+            match crate::ipc::subscribe::<cmd::ThreadSubscribe>(&params, on_frame).await {
+                Ok((response, stream)) => {
+                    // The pane may have closed, or subscribed again, meanwhile.
+                    if !current() {
+                        drop(stream);
                         unsubscribe(thread_id, response.subscription_id);
                         return;
                     }
+                    self.stream.set_value(Some(stream));
                     self.subscription.set_value(Some(response.subscription_id));
                     if let Some(run_id) = response.live_run_id {
                         self.live_run.set(Some(run_id));
@@ -200,7 +166,8 @@ impl RunState {
                         });
                     }
                 }
-                Err(error) => self.error.set(Some(error)),
+                Err(error) if current() => self.error.set(Some(error)),
+                Err(_) => {}
             }
         });
     }
@@ -278,7 +245,9 @@ impl RunState {
                         .set(Some((input_tokens + output_tokens, window)));
                 }
             }
-            RunEvent::RunFinished { status, error } => {
+            // The host starts the next queued message itself; the queue's
+            // chips follow `queue_changed`.
+            RunEvent::RunFinished { error, .. } => {
                 if self
                     .live_run
                     .get_untracked()
@@ -295,14 +264,6 @@ impl RunState {
                 });
                 if let Some(error) = error {
                     self.error.set(Some(error));
-                }
-                if status == RunStatus::Succeeded
-                    && let Some(next) = self
-                        .queue
-                        .try_update(|q| (!q.is_empty()).then(|| q.remove(0)))
-                        .flatten()
-                {
-                    self.send(next);
                 }
             }
             RunEvent::Lagged => self.subscribe(Some(seq)),
@@ -344,10 +305,10 @@ impl RunState {
         }
     }
 
-    /// Starts a run with `text`, or queues it behind the live one.
+    /// Starts a run with `text`, or has the host queue it behind the live one.
     pub(crate) fn send(self, text: String) {
         if self.running() {
-            self.queue.update(|q| q.push(text));
+            self.enqueue(text);
             return;
         }
         let params = RunStartParams {
@@ -359,6 +320,50 @@ impl RunState {
         leptos::task::spawn_local(async move {
             match invoke::<cmd::RunStart>(&params).await {
                 Ok(started) => self.started(started.run_id),
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+
+    fn enqueue(self, text: String) {
+        let thread_id = self.id();
+        let asked_at = self.inbox.queues.with_untracked(|q| q.version(&thread_id));
+        let params = QueueAddParams {
+            thread_id,
+            text,
+            model: self.model.get_untracked(),
+        };
+        self.error.set(None);
+        leptos::task::spawn_local(async move {
+            match invoke::<cmd::QueueAdd>(&params).await {
+                Ok(answer) => {
+                    if let Some(message) = answer.queued {
+                        self.inbox.queues.update(|q| {
+                            q.add(answer.thread_id.clone(), asked_at, message);
+                        });
+                    }
+                    // The live run had ended: the message started its own.
+                    if let Some(run_id) = answer.run_id {
+                        self.started(run_id);
+                    }
+                }
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+
+    /// Takes a queued message back before the host sends it.
+    pub(crate) fn unqueue(self, queued_id: String) {
+        let params = QueueRemoveParams {
+            thread_id: self.id(),
+            queued_id,
+        };
+        leptos::task::spawn_local(async move {
+            match invoke::<cmd::QueueRemove>(&params).await {
+                Ok(()) => self
+                    .inbox
+                    .queues
+                    .update(|q| q.remove(&params.thread_id, &params.queued_id)),
                 Err(error) => self.error.set(Some(error)),
             }
         });
@@ -428,6 +433,15 @@ pub(crate) fn track_viewing(inbox: Inbox) {
         leptos::task::spawn_local(async {
             let _ = invoke::<cmd::ThreadViewing>(&ThreadViewingParams { thread_id: None }).await;
         });
+    });
+}
+
+/// Keeps every thread's queued messages as the host reports them.
+pub(crate) fn track_queues(inbox: Inbox) {
+    crate::events::listen(AppEvent::QUEUE_CHANGED, move |event| {
+        if let AppEvent::QueueChanged { thread_id, queued } = event {
+            inbox.queues.update(|q| q.replace(thread_id, queued));
+        }
     });
 }
 

@@ -4,7 +4,9 @@
 use super::state::{ConfirmRequest, Inbox, use_inbox};
 use crate::ipc::invoke;
 use leptos::prelude::*;
-use pizza_protocol::{FolderMove, ThreadIdParams, ThreadSummary, ThreadUpdateParams, cmd};
+use pizza_protocol::{
+    FolderMove, RunBrief, RunStatus, ThreadIdParams, ThreadSummary, ThreadUpdateParams, cmd,
+};
 
 const DAY_MS: f64 = 86_400_000.0;
 
@@ -37,18 +39,64 @@ fn group_of(thread: &ThreadSummary, today: f64) -> &'static str {
 
 /// Everything a row shows: a row is re-created only when this changes, so
 /// a list refresh never disturbs a row being renamed or a menu being open.
-type RowKey = (String, String, String, bool, bool, bool, Option<String>);
+/// (The running dot follows `Inbox::running` inside the row.)
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct RowKey {
+    id: String,
+    title: String,
+    preview: String,
+    pinned: bool,
+    unread: bool,
+    awaiting_action: bool,
+    folder_id: Option<String>,
+    outcome: Option<Outcome>,
+}
 
 fn row_key(thread: &ThreadSummary) -> RowKey {
-    (
-        thread.id.clone(),
-        thread.title.clone(),
-        thread.preview.clone(),
-        thread.pinned,
-        thread.unread,
-        thread.awaiting_action,
-        thread.folder_id.clone(),
-    )
+    RowKey {
+        id: thread.id.clone(),
+        title: thread.title.clone(),
+        preview: thread.preview.clone(),
+        pinned: thread.pinned,
+        unread: thread.unread,
+        awaiting_action: thread.awaiting_action,
+        folder_id: thread.folder_id.clone(),
+        outcome: thread.last_run.as_ref().and_then(Outcome::of),
+    }
+}
+
+/// How a thread's last run ended, when that is worth a mark in the list:
+/// a success or a user's cancel is the normal case and shows nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Outcome {
+    Failed,
+    TimedOut,
+}
+
+impl Outcome {
+    fn of(run: &RunBrief) -> Option<Self> {
+        match run.status {
+            RunStatus::Failed => Some(Self::Failed),
+            RunStatus::TimedOut => Some(Self::TimedOut),
+            _ => None,
+        }
+    }
+
+    fn sentence(self) -> &'static str {
+        match self {
+            Self::Failed => "The last run failed. Open the thread to see why.",
+            Self::TimedOut => {
+                "The last run took too long and was stopped. Open the thread to retry."
+            }
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Failed => "failed",
+            Self::TimedOut => "timed_out",
+        }
+    }
 }
 
 #[component]
@@ -119,6 +167,7 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     };
     let (unread, awaiting) = (thread.unread, thread.awaiting_action);
     let (title, preview) = (thread.title.clone(), thread.preview.clone());
+    let outcome = thread.last_run.as_ref().and_then(Outcome::of);
     let row_id = id.clone();
     let running = {
         let id = id.clone();
@@ -142,9 +191,16 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
                 <span class="thread__title">
                     {awaiting.then(|| view! { <span class="thread__action" title="Waiting for your decision">"●"</span> })}
                     <span class="thread__title-text" data-testid="thread-title">{title.clone()}</span>
-                    {move || running.get().then(|| view! {
-                        <span class="thread__running" title="Working" aria-label="Working" data-testid="running-dot">"●"</span>
-                    })}
+                    {move || if running.get() {
+                        Some(view! {
+                            <span class="thread__running" title="Working" aria-label="Working" data-testid="running-dot">"●"</span>
+                        }.into_any())
+                    } else {
+                        outcome.map(|outcome| view! {
+                            <span class="thread__outcome" title=outcome.sentence() aria-label=outcome.sentence()
+                                data-testid="run-outcome" data-outcome=outcome.name()>"!"</span>
+                        }.into_any())
+                    }}
                 </span>
                 <span class="thread__preview muted">{preview.clone()}</span>
             </button>

@@ -121,6 +121,7 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
 }
 
 fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: Option<i64>) {
+    let queue_asked_at = inbox.queues.with_untracked(|q| q.version(&thread_id));
     leptos::task::spawn_local(async move {
         let params = ThreadGetParams {
             thread_id: thread_id.clone(),
@@ -155,6 +156,10 @@ fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: O
         feed.messages.set(detail.messages);
         run.resumable.set(detail.resumable);
         run.interrupt.set(detail.pending_interrupt);
+        let queued = std::mem::take(&mut detail.queued);
+        inbox
+            .queues
+            .update(|q| q.seed(thread_id.clone(), queue_asked_at, queued));
         run.model.set(detail.thread.model.clone());
         feed.thread.set(Some(detail.thread));
         // Subscribe once the page is in, so completed messages append to it.

@@ -3,7 +3,7 @@
 //! with memory off; it only says that the agent can't see them then.
 
 use super::confirm::{Asking, ConfirmDialog, Question, ask};
-use crate::app::AppState;
+use crate::app_state::AppState;
 use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{

@@ -1,7 +1,7 @@
 //! Settings › Notifications: which run outcomes become native
 //! notifications on this device.
 
-use crate::app::AppState;
+use crate::app_state::AppState;
 use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{NotificationStatusParams, SettingsPatch, cmd};
