@@ -42,11 +42,18 @@ async fn turn(dir: &Path, thread_id: &str, client: Arc<dyn ModelClient>, model: 
     store.close().await;
 }
 
-async fn new_thread(dir: &Path) -> String {
-    let store = Store::open(dir).await.unwrap();
-    let thread = store.create_thread(NewThread::default()).await.unwrap();
+/// Two turns on a new thread, each with the store opened afresh; the
+/// assistant message of the first turn as the second request sent it.
+async fn replayed_turn(server: &MockProvider, client: Arc<dyn ModelClient>, model: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let thread = store.create_thread(NewThread::default()).await.unwrap().id;
     store.close().await;
-    thread.id
+    turn(dir.path(), &thread, Arc::clone(&client), model, "Hi").await;
+    turn(dir.path(), &thread, client, model, "Still there?").await;
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    requests[1].json()["messages"][1].clone()
 }
 
 fn anthropic_thinking_then_text() -> MockResponse {
@@ -115,7 +122,6 @@ fn transport() -> TransportConfig {
 
 #[tokio::test]
 async fn anthropic_thinking_is_replayed_with_its_signature() {
-    let dir = tempfile::tempdir().unwrap();
     let server = MockProvider::start().await.unwrap();
     server.push(anthropic_thinking_then_text());
     server.push(sse::anthropic_text("Still here."));
@@ -128,16 +134,8 @@ async fn anthropic_thinking_is_replayed_with_its_signature() {
         })
         .unwrap(),
     );
-    let thread = new_thread(dir.path()).await;
-    let model = "claude-sonnet-4-5";
-    turn(dir.path(), &thread, Arc::clone(&client), model, "Hi").await;
-    turn(dir.path(), &thread, client, model, "Still there?").await;
-
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    let second = requests[1].json();
     assert_eq!(
-        second["messages"][1],
+        replayed_turn(&server, client, "claude-sonnet-4-5").await,
         json!({"role": "assistant", "content": [
             {"type": "thinking", "thinking": "The user greets me.", "signature": SIGNATURE},
             {"type": "text", "text": "Hello!"}
@@ -205,7 +203,6 @@ fn bedrock_turn(reasoning: Option<(&str, &str)>, text: &str) -> MockResponse {
 async fn bedrock_reasoning_is_replayed_with_its_signature() {
     const MODEL: &str = "anthropic.claude-sonnet-4-5-20250929-v1:0";
     const PATH: &str = "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream";
-    let dir = tempfile::tempdir().unwrap();
     let server = MockProvider::start().await.unwrap();
     server.push_for(
         PATH,
@@ -222,15 +219,8 @@ async fn bedrock_reasoning_is_replayed_with_its_signature() {
         })
         .unwrap(),
     );
-    let thread = new_thread(dir.path()).await;
-    turn(dir.path(), &thread, Arc::clone(&client), MODEL, "Hi").await;
-    turn(dir.path(), &thread, client, MODEL, "Still there?").await;
-
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    let second = requests[1].json();
     assert_eq!(
-        second["messages"][1],
+        replayed_turn(&server, client, MODEL).await,
         json!({"role": "assistant", "content": [
             {"reasoningContent": {"reasoningText":
                 {"text": "Greeting back.", "signature": "sig-bedrock"}}},

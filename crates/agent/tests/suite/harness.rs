@@ -54,16 +54,13 @@ impl TestAgent {
 
     pub(crate) async fn resume(
         &self,
-        input: RunInput,
+        mut input: RunInput,
         sink: Arc<dyn EventSink>,
         cancel: CancellationToken,
     ) -> RunOutcome {
-        let outcome = self
-            .agent
-            .resume(self.with_profile(input), Arc::clone(&sink), cancel)
-            .await;
-        finished(sink.as_ref(), &outcome);
-        outcome
+        // What `Agent::resume` does, with the host's end after it.
+        input.new_user_text = None;
+        self.run(input, sink, cancel).await
     }
 
     /// What `run_respond` does: accept the decisions, announce what they
