@@ -92,9 +92,14 @@ fn folder(dir: &Path) -> HostFolder {
     HostFolder::private(dir, format!("/{MEMORIES_DIR}"))
 }
 
-/// Whether `name` is a memory: a regular file (a link or anything else is not).
-fn is_memory(folder: &HostFolder, name: &str) -> bool {
-    matches!(folder.kind(name), Ok(Some(EntryKind::File)))
+/// Refuses `name` unless it is a memory: a regular file (a link or anything
+/// else is not).
+fn require_memory(folder: &HostFolder, what: &str, name: &str, dir: &Path) -> Result<(), ApiError> {
+    match folder.kind(name) {
+        Ok(Some(EntryKind::File)) => Ok(()),
+        Ok(_) => Err(no_memory(name)),
+        Err(e) => Err(folder_error(what, name, dir, e)),
+    }
 }
 
 fn preview(bytes: &[u8]) -> String {
@@ -146,9 +151,7 @@ fn list_dir(dir: &Path) -> Result<Vec<MemoryEntry>, ApiError> {
 
 fn read_memory(dir: &Path, name: &str) -> Result<MemoryFile, ApiError> {
     let folder = folder(dir);
-    if !is_memory(&folder, name) {
-        return Err(no_memory(name));
-    }
+    require_memory(&folder, "read", name, dir)?;
     let (content, file) = folder
         .read(name)
         .map_err(|e| folder_error("read", name, dir, e))?;
@@ -193,9 +196,7 @@ fn write_memory(dir: &Path, name: &str, content: &str) -> Result<MemoryFile, Api
 
 fn delete_memory(dir: &Path, name: &str) -> Result<(), ApiError> {
     let folder = folder(dir);
-    if !is_memory(&folder, name) {
-        return Err(no_memory(name));
-    }
+    require_memory(&folder, "delete", name, dir)?;
     folder
         .remove(name)
         .map_err(|e| folder_error("delete", name, dir, e))
