@@ -149,6 +149,9 @@ pub(crate) fn quit<R: Runtime>(app: &AppHandle<R>) {
 /// hides (runs go on); without one, the user chooses between quitting and
 /// keeping the window.
 pub(crate) fn on_close_requested<R: Runtime>(app: &AppHandle<R>) {
+    // Said before anything can fail or wait, so a log without this line
+    // shows the close never reached the app.
+    tracing::info!("the main window was asked to close");
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         if tray_is_hosted().await {

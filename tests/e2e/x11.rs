@@ -91,7 +91,7 @@ pub(crate) fn window_pid(window: Window) -> Result<u32> {
 
 /// Asks the shown top-level window titled `title` of one of `pids` to
 /// close, as a window manager's close button does (`WM_DELETE_WINDOW`);
-/// returns it.
+/// returns it once the X server has delivered the request.
 pub(crate) fn close_window(title: &str, pids: &[u32]) -> Result<Window> {
     let (conn, root) = connect()?;
     let Some(window) = shown_window(&conn, root, title, pids)? else {
@@ -101,33 +101,21 @@ pub(crate) fn close_window(title: &str, pids: &[u32]) -> Result<Window> {
     let delete = atom(&conn, "WM_DELETE_WINDOW")?;
     let event = ClientMessageEvent::new(32, window, protocols, [delete, 0, 0, 0, 0]);
     conn.send_event(false, window, EventMask::NO_EVENT, event)?;
-    conn.flush()?;
+    // A round trip before the connection is dropped, as Xlib's
+    // XCloseDisplay does. `flush` only writes to the socket: a busy X
+    // server that wakes up to find the socket already hung up closes the
+    // client without reading what it sent, so the close would never reach
+    // the app.
+    x11rb::wrapper::ConnectionExt::sync(&conn)?;
     Ok(window)
 }
 
 /// Closes the shown top-level window titled `title` of one of `pids` and
-/// waits until it is hidden, asking again while it is not: without a window
-/// manager, a close sent in the moment GTK is still taking a just-mapped
-/// window is dropped (seen about once in ten runs). A close the app ignores
-/// for good still fails here.
+/// waits until it is hidden; returns it.
 pub(crate) async fn close_until_hidden(title: &str, pids: &[u32]) -> Result<Window> {
     let window = close_window(title, pids)?;
-    let (conn, _) = connect()?;
-    let deadline = Instant::now() + TIMEOUT;
-    loop {
-        let settle = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < settle {
-            if !mapped(&conn, window)? {
-                return Ok(window);
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        if Instant::now() > deadline {
-            bail!("the window is still shown after being closed");
-        }
-        eprintln!("the close was not taken; closing again");
-        close_window(title, pids)?;
-    }
+    wait_until(window, false).await?;
+    Ok(window)
 }
 
 /// Gives `window` the keyboard focus (there is no window manager to do it)

@@ -3,11 +3,13 @@
 //! - `run`   installs what is missing, builds the UI and the app, starts it.
 //! - `test`  installs what is missing and runs the whole suite: fmt, clippy,
 //!   the wasm32 build, unit and integration tests, end-to-end tests under Xvfb.
+//! - `layering` checks the crate graph against DESIGN.md §2 (also part of `test`).
 //! - `ui`    builds the UI into `ui/dist` only.
 //! - `deb`   bundles a `.deb` offline (needs npm for the Tauri CLI); `--check`
 //!   then unpacks it and starts the packaged app (needs a display).
 
 mod deb;
+mod layering;
 mod services;
 mod setup;
 mod step;
@@ -41,10 +43,11 @@ fn run() -> Result<()> {
         }
         "test" => test::all(&rest),
         "setup" => setup::ensure(setup::Purpose::Test),
+        "layering" => layering::check(),
         "ui" => ui::build(),
         "deb" => deb::command(&rest),
         _ => bail!(
-            "usage: cargo xtask <run|test|ui|deb|setup>\n  run   set up, build and start the app\n  test  set up and run the whole test suite (test --no-e2e skips the window tests)\n  deb   bundle a .deb (deb --check also verifies it; deb --check --no-build verifies the last one)"
+            "usage: cargo xtask <run|test|layering|ui|deb|setup>\n  run   set up, build and start the app\n  test  set up and run the whole test suite (test --no-e2e skips the window tests)\n  layering  check which crate may depend on which (DESIGN.md §2)\n  deb   bundle a .deb (deb --check also verifies it; deb --check --no-build verifies the last one)"
         ),
     }
 }

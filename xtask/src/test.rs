@@ -12,6 +12,9 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
     setup::ensure(setup::Purpose::Test)?;
 
     step::cargo(&["fmt", "--all", "--check"])?;
+    // Cheap and structural: a forbidden edge fails before anything compiles.
+    eprintln!("\n==> layering");
+    crate::layering::check()?;
     // The contract crate must build for the webview on its own; the UI build
     // proves it again with everything that uses it.
     step::cargo(&[

@@ -101,20 +101,9 @@ fn write_marker(path: &Path) -> Result<()> {
         written_by: env!("CARGO_PKG_VERSION").to_owned(),
     };
     let bytes = serde_json::to_vec_pretty(&marker).unwrap_or_default();
-    write_atomic(path, &bytes).map_err(|source| HostError::Write {
+    // A crash never leaves half a marker.
+    pizza_tools::write_atomic(path, &bytes).map_err(|source| HostError::Write {
         path: path.to_path_buf(),
         source,
     })
-}
-
-/// Writes through a temp file and a rename so a crash never leaves half a file.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    // tempfile creates the file 0600 and the rename keeps that mode.
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }

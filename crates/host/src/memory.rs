@@ -3,12 +3,13 @@
 //! not memory is on; the setting only decides whether the agent sees them.
 
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use pizza_protocol::{
     ApiError, ErrorCode, MEMORY_CONTENT_MAX, MEMORY_NAME_MAX, MEMORY_PREVIEW_CHARS, MemoryEntry,
     MemoryFile, MemoryList, MemoryListParams, MemoryNameParams, MemoryWriteParams,
 };
+
+use pizza_tools::{EntryKind, HostFolder, ToolError};
 
 use crate::Host;
 
@@ -56,58 +57,53 @@ fn check_new_name(name: &str) -> Result<&str, ApiError> {
     Ok(name)
 }
 
-fn io_error(what: &str, path: &Path, err: &std::io::Error) -> ApiError {
-    if err.kind() == std::io::ErrorKind::NotFound {
-        return ApiError::not_found(format!(
-            "There is no memory named “{}”.",
-            path.file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-        ));
-    }
-    ApiError::general(format!(
-        "Could not {what} {}. Check that the folder is writable.",
-        path.display()
-    ))
-    .with_details(err.to_string())
+fn no_memory(name: &str) -> ApiError {
+    ApiError::not_found(format!("There is no memory named “{name}”."))
 }
 
-fn modified_ms(meta: &std::fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .and_then(|d| i64::try_from(d.as_millis()).ok())
-        .unwrap_or(0)
+/// A refusal or failure of the folder code, as the person reads it.
+fn folder_error(what: &str, name: &str, dir: &Path, error: ToolError) -> ApiError {
+    match error {
+        ToolError::NotFound { .. } if what != "save" => no_memory(name),
+        ToolError::Binary { .. } => ApiError::invalid_input(format!(
+            "“{name}” is not UTF-8 text, so it cannot be shown here."
+        )),
+        ToolError::PermissionDenied { reason, .. } => ApiError::new(
+            ErrorCode::PermissionDenied,
+            format!("“{name}” in the memories folder cannot be used: {reason}."),
+        ),
+        other => ApiError::general(format!(
+            "Could not {what} {}. Check that the folder is writable.",
+            dir.join(name).display()
+        ))
+        .with_details(other.to_string()),
+    }
 }
 
 /// Creates the folder private to the user (0700) if it is missing.
 pub(crate) fn ensure_memories_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    builder.create(dir)
+    folder(dir).create()
 }
 
-/// A regular file in the folder; a symlink or anything else is not a memory.
-fn regular_file(path: &Path) -> std::io::Result<std::fs::Metadata> {
-    let meta = std::fs::symlink_metadata(path)?;
-    if meta.is_file() {
-        Ok(meta)
-    } else {
-        Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+/// The memories folder, reached the way the agent's `/memories/` is: one
+/// no-follow handle at a time, so neither a link swapped in for a memory nor
+/// one swapped in for the folder itself is followed.
+fn folder(dir: &Path) -> HostFolder {
+    HostFolder::private(dir, format!("/{MEMORIES_DIR}"))
+}
+
+/// Refuses `name` unless it is a memory: a regular file (a link or anything
+/// else is not).
+fn require_memory(folder: &HostFolder, what: &str, name: &str, dir: &Path) -> Result<(), ApiError> {
+    match folder.kind(name) {
+        Ok(Some(EntryKind::File)) => Ok(()),
+        Ok(_) => Err(no_memory(name)),
+        Err(e) => Err(folder_error(what, name, dir, e)),
     }
 }
 
-fn preview(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(PREVIEW_READ_BYTES)
-        .read_to_end(&mut bytes)?;
-    let text = String::from_utf8_lossy(&bytes);
+fn preview(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
     let mut out: String = text
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -118,38 +114,35 @@ fn preview(path: &Path) -> std::io::Result<String> {
     if text.chars().count() > MEMORY_PREVIEW_CHARS {
         out.push('…');
     }
-    Ok(out)
+    out
 }
 
 fn list_dir(dir: &Path) -> Result<Vec<MemoryEntry>, ApiError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io_error("read", dir, &e)),
+    let folder = folder(dir);
+    let files = match folder.files() {
+        Ok(files) => files,
+        // No folder yet (or one replaced by a link): no memories.
+        Err(ToolError::NotFound { .. }) => return Ok(Vec::new()),
+        Err(e) => return Err(folder_error("read", "", dir, e)),
     };
     let mut out = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| io_error("read", dir, &e))?;
-        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+    for file in files {
+        let Some(name) = file.name.to_str().map(str::to_owned) else {
             continue;
         };
         // Hidden names include the temp files of a write in progress.
         if check_name(&name).is_err() {
             continue;
         }
-        let path = entry.path();
-        let Ok(meta) = regular_file(&path) else {
-            continue;
-        };
-        // A file deleted meanwhile is simply not listed.
-        let Ok(preview) = preview(&path) else {
+        // A file deleted or replaced meanwhile is simply not listed.
+        let Ok(start) = folder.read_prefix(&name, PREVIEW_READ_BYTES) else {
             continue;
         };
         out.push(MemoryEntry {
             name,
-            size: meta.len(),
-            modified_at: modified_ms(&meta),
-            preview,
+            size: file.size,
+            modified_at: file.modified_at,
+            preview: preview(&start),
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -157,48 +150,56 @@ fn list_dir(dir: &Path) -> Result<Vec<MemoryEntry>, ApiError> {
 }
 
 fn read_memory(dir: &Path, name: &str) -> Result<MemoryFile, ApiError> {
-    let path = dir.join(name);
-    let meta = regular_file(&path).map_err(|e| io_error("read", &path, &e))?;
-    let bytes = std::fs::read(&path).map_err(|e| io_error("read", &path, &e))?;
-    let content = String::from_utf8(bytes).map_err(|_| {
-        ApiError::invalid_input(format!(
-            "“{name}” is not UTF-8 text, so it cannot be shown here."
-        ))
-    })?;
+    let folder = folder(dir);
+    require_memory(&folder, "read", name, dir)?;
+    let (content, file) = folder
+        .read(name)
+        .map_err(|e| folder_error("read", name, dir, e))?;
     Ok(MemoryFile {
         name: name.to_owned(),
         content,
-        modified_at: modified_ms(&meta),
+        modified_at: file.modified_at,
     })
 }
 
-/// Writes through a temp file and a rename: a crash never leaves half a memory.
+/// Saves atomically (a crash never leaves half a memory), 0600.
 fn write_memory(dir: &Path, name: &str, content: &str) -> Result<MemoryFile, ApiError> {
-    use std::io::Write;
-    ensure_memories_dir(dir).map_err(|e| io_error("create", dir, &e))?;
-    let path = dir.join(name);
-    if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
-        return Err(ApiError::new(
-            ErrorCode::Conflict,
-            format!("“{name}” in the memories folder is not a plain file; rename or remove it."),
-        ));
+    ensure_memories_dir(dir).map_err(|e| {
+        ApiError::general(format!(
+            "Could not create {}. Check that the folder is writable.",
+            dir.display()
+        ))
+        .with_details(e.to_string())
+    })?;
+    let folder = folder(dir);
+    match folder.kind(name) {
+        // Existing files of any name can be edited; new ones are Markdown.
+        Ok(None) => {
+            check_new_name(name)?;
+        }
+        Ok(Some(EntryKind::File)) => {}
+        Ok(Some(_)) => {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "“{name}” in the memories folder is not a plain file; rename or remove it."
+                ),
+            ));
+        }
+        Err(e) => return Err(folder_error("save", name, dir, e)),
     }
-    let write = || -> std::io::Result<()> {
-        // tempfile creates the file 0600 and the rename keeps that mode.
-        let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-        tmp.write_all(content.as_bytes())?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
-    };
-    write().map_err(|e| io_error("save", &path, &e))?;
+    folder
+        .write(name, content)
+        .map_err(|e| folder_error("save", name, dir, e))?;
     read_memory(dir, name)
 }
 
 fn delete_memory(dir: &Path, name: &str) -> Result<(), ApiError> {
-    let path = dir.join(name);
-    regular_file(&path).map_err(|e| io_error("delete", &path, &e))?;
-    std::fs::remove_file(&path).map_err(|e| io_error("delete", &path, &e))
+    let folder = folder(dir);
+    require_memory(&folder, "delete", name, dir)?;
+    folder
+        .remove(name)
+        .map_err(|e| folder_error("delete", name, dir, e))
 }
 
 /// Runs file work off the async threads.
@@ -242,14 +243,7 @@ impl Host {
             )));
         }
         let dir = self.memories_dir();
-        blocking(move || {
-            // Existing files of any name can be edited; new ones are Markdown.
-            if std::fs::symlink_metadata(dir.join(&name)).is_err() {
-                check_new_name(&name)?;
-            }
-            write_memory(&dir, &name, &params.content)
-        })
-        .await
+        blocking(move || write_memory(&dir, &name, &params.content)).await
     }
 
     pub async fn memory_delete(&self, params: MemoryNameParams) -> Result<(), ApiError> {

@@ -167,3 +167,61 @@ async fn turning_memory_on_creates_the_folder_and_shows_in_the_list() {
             .memories_enabled
     );
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_link_swapped_into_the_memories_folder_is_refused() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root).await;
+    host.memory_write(write("kept.md", "kept")).await.unwrap();
+    let dir = root.path().join("memories");
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.md");
+    std::fs::write(&secret, "the outside secret").unwrap();
+
+    // A memory swapped for a link to a file outside the folder.
+    std::os::unix::fs::symlink(&secret, dir.join("swapped.md")).unwrap();
+    let err = host.memory_get(named("swapped.md")).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound, "{err:?}");
+    let err = host
+        .memory_write(write("swapped.md", "overwritten"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Conflict, "{err:?}");
+    let err = host.memory_delete(named("swapped.md")).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound, "{err:?}");
+    let names: Vec<_> = host
+        .memory_list(MemoryListParams {})
+        .await
+        .unwrap()
+        .memories
+        .into_iter()
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(names, ["kept.md"]);
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        "the outside secret"
+    );
+    assert!(dir.join("swapped.md").is_symlink(), "the link itself stays");
+
+    // The whole folder swapped for a link to a folder outside.
+    std::fs::rename(&dir, root.path().join("memories-before")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &dir).unwrap();
+    let err = host.memory_get(named("secret.md")).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound, "{err:?}");
+    let list = host.memory_list(MemoryListParams {}).await.unwrap();
+    assert_eq!(list.memories, Vec::new());
+    assert!(
+        host.memory_write(write("secret.md", "overwritten"))
+            .await
+            .is_err()
+    );
+    assert!(host.memory_write(write("new.md", "planted")).await.is_err());
+    assert!(host.memory_delete(named("secret.md")).await.is_err());
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        "the outside secret"
+    );
+    assert!(!outside.path().join("new.md").exists());
+}

@@ -87,6 +87,7 @@ impl CompositeFs {
                 let dir = HostDir {
                     root: ensure_dir(root).await?,
                     mount: format!("/{MEMORIES}"),
+                    private: true,
                 };
                 (dir, rest)
             }
@@ -98,6 +99,7 @@ impl CompositeFs {
                 let dir = HostDir {
                     root: grant.path.clone(),
                     mount: format!("/{LOCAL}/{id}"),
+                    private: false,
                 };
                 let names = decode_segments(path, rest, for_write)?;
                 if for_write && grant.access == Access::ReadOnly {
@@ -134,18 +136,19 @@ impl CompositeFs {
     }
 }
 
-/// Creates the memory folder on first use; its real path, so a data folder
-/// reached through a link still works with no-follow opens.
+/// Creates the memory folder (0700) on first use. Its path is kept as it
+/// is, not resolved: a memory folder replaced by a link is refused by the
+/// no-follow open of the folder itself, while a link above it (a data
+/// folder moved elsewhere) still works.
 async fn ensure_dir(root: PathBuf) -> Result<PathBuf> {
     blocking(move || {
-        std::fs::create_dir_all(&root)
-            .and_then(|()| std::fs::canonicalize(&root))
-            .map_err(|e| {
-                ToolError::failed(format!(
-                    "the memory folder {} cannot be created: {e}",
-                    root.display()
-                ))
-            })
+        crate::host_folder::create_private_dir(&root).map_err(|e| {
+            ToolError::failed(format!(
+                "the memory folder {} cannot be created: {e}",
+                root.display()
+            ))
+        })?;
+        Ok(root)
     })
     .await
 }

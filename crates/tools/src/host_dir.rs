@@ -6,11 +6,10 @@
 //! open itself. `..` never reaches this module (see [`crate::host_path`]).
 
 use std::ffi::{OsStr, OsString};
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
@@ -18,6 +17,8 @@ use rustix::io::Errno;
 use crate::error::{Result, ToolError};
 use crate::fs::{Bounded, DirEntry};
 use crate::host_path::{encode_name, nfkc};
+
+mod entries;
 
 /// Entries one listing shows at most.
 pub(crate) const LIST_MAX_ENTRIES: usize = 1_000;
@@ -30,8 +31,6 @@ pub(crate) const READ_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// The longest host path (root plus the names below it).
 const HOST_PATH_MAX_BYTES: usize = 4_096;
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 /// One mounted host folder and the virtual path it appears at.
 #[derive(Debug, Clone)]
 pub(crate) struct HostDir {
@@ -39,9 +38,17 @@ pub(crate) struct HostDir {
     pub(crate) root: PathBuf,
     /// The virtual folder, e.g. `/local/notes` (no trailing slash).
     pub(crate) mount: String,
+    /// The person's own folder (memory): what is created here is theirs
+    /// alone (files 0600, folders 0700). A grant's new files follow the
+    /// umask and a replaced file keeps its mode.
+    pub(crate) private: bool,
 }
 
 impl HostDir {
+    fn folder_mode(&self) -> Mode {
+        Mode::from_raw_mode(if self.private { 0o700 } else { 0o777 })
+    }
+
     fn shown(&self, names: &[OsString]) -> String {
         let mut out = self.mount.clone();
         for name in names {
@@ -116,7 +123,7 @@ impl HostDir {
             let mut name = name.clone();
             let next = match open_subdir(&fd, &name) {
                 Err(Errno::NOENT) if create => {
-                    match rustix::fs::mkdirat(&fd, name.as_os_str(), Mode::from_raw_mode(0o777)) {
+                    match rustix::fs::mkdirat(&fd, name.as_os_str(), self.folder_mode()) {
                         Ok(()) | Err(Errno::EXIST) => {}
                         Err(e) => return Err(self.io_error(&with(&used, &name), e)),
                     }
@@ -257,6 +264,18 @@ impl HostDir {
 
     /// The text of the regular file `names`.
     pub(crate) fn read(&self, names: &[OsString]) -> Result<String> {
+        let (file, _, path) = self.open_file(names, true)?;
+        read_text(file, &path)
+    }
+
+    /// Opens the regular file `names` for reading: the file, its metadata
+    /// (from the handle) and its virtual path. `recover` lets a missing name
+    /// match a uniquely NFKC-equivalent one.
+    fn open_file(
+        &self,
+        names: &[OsString],
+        recover: bool,
+    ) -> Result<(std::fs::File, Stat, String)> {
         self.check_length(names)?;
         let Some((name, parents)) = names.split_last() else {
             return Err(ToolError::failed(format!(
@@ -264,12 +283,14 @@ impl HostDir {
                 self.mount
             )));
         };
-        let (dir, mut used) = self.open_dir(parents, true, false)?;
+        let (dir, mut used) = self.open_dir(parents, recover, false)?;
         let mut name = name.clone();
-        if matches!(
-            rustix::fs::statat(&dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW),
-            Err(Errno::NOENT)
-        ) && let Some(found) = nfkc_match(&dir, &name)
+        if recover
+            && matches!(
+                rustix::fs::statat(&dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW),
+                Err(Errno::NOENT)
+            )
+            && let Some(found) = nfkc_match(&dir, &name)
         {
             name = found;
         }
@@ -292,30 +313,12 @@ impl HostDir {
         // The handle is what counts: the name may have changed since the look.
         let stat = rustix::fs::fstat(&fd).map_err(|e| self.io_error(&used, e))?;
         check_regular(&path, &stat)?;
-        let size = u64::try_from(stat.st_size).unwrap_or(0);
-        if size > READ_MAX_BYTES {
-            return Err(ToolError::failed(format!(
-                "{path} is too large to read as text ({size} bytes; the limit is {READ_MAX_BYTES})"
-            )));
-        }
-        let mut bytes = Vec::new();
-        std::fs::File::from(fd)
-            .take(READ_MAX_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| ToolError::failed(format!("{path}: {e}")))?;
-        // Some files (e.g. in /proc) report size 0 and are longer.
-        if bytes.len() as u64 > READ_MAX_BYTES {
-            return Err(ToolError::failed(format!(
-                "{path} is too large to read as text (over {READ_MAX_BYTES} bytes)"
-            )));
-        }
-        String::from_utf8(bytes).map_err(|_| ToolError::Binary { path })
+        Ok((std::fs::File::from(fd), stat, path))
     }
 
     /// Creates or replaces the file `names` with `content`: parents are made
-    /// one handle at a time, the content goes to a temporary file in the
-    /// same folder and is renamed over the target, so the target is never
-    /// opened for writing (a hard link to it is replaced, not changed).
+    /// one handle at a time, then [`crate::atomic::write_atomic_at`] writes
+    /// beneath the last one.
     pub(crate) fn write(&self, names: &[OsString], content: &str) -> Result<()> {
         self.check_length(names)?;
         let Some((name, parents)) = names.split_last() else {
@@ -344,32 +347,41 @@ impl HostDir {
             Err(Errno::NOENT) => Mode::from_raw_mode(0o666),
             Err(e) => return Err(self.io_error(&used, e)),
         };
-        let temp = OsString::from(format!(
-            ".pizza-{}-{}.tmp",
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let file = rustix::fs::openat(
-            &dir,
-            temp.as_os_str(),
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            mode,
-        )
-        .map_err(|e| self.io_error(&used, e))?;
-        let mut file = std::fs::File::from(file);
-        let written = file
-            .write_all(content.as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(|e| ToolError::failed(format!("{path}: {e}")))
-            .and_then(|()| {
-                rustix::fs::renameat(&dir, temp.as_os_str(), &dir, name.as_os_str())
-                    .map_err(|e| self.io_error(&used, e))
-            });
-        if written.is_err() {
-            let _ = rustix::fs::unlinkat(&dir, temp.as_os_str(), AtFlags::empty());
-        }
-        written
+        let mode = if self.private {
+            Mode::from_raw_mode(0o600)
+        } else {
+            mode
+        };
+        crate::atomic::write_atomic_at(&dir, name, content.as_bytes(), mode).map_err(|e| {
+            match Errno::from_io_error(&e) {
+                Some(errno) => self.io_error(&used, errno),
+                None => ToolError::failed(format!("{path}: {e}")),
+            }
+        })
     }
+}
+
+/// The whole of an opened file as UTF-8 text, up to [`READ_MAX_BYTES`].
+fn read_text(file: std::fs::File, path: &str) -> Result<String> {
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size > READ_MAX_BYTES {
+        return Err(ToolError::failed(format!(
+            "{path} is too large to read as text ({size} bytes; the limit is {READ_MAX_BYTES})"
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(READ_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ToolError::failed(format!("{path}: {e}")))?;
+    // Some files (e.g. in /proc) report size 0 and are longer.
+    if bytes.len() as u64 > READ_MAX_BYTES {
+        return Err(ToolError::failed(format!(
+            "{path} is too large to read as text (over {READ_MAX_BYTES} bytes)"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| ToolError::Binary {
+        path: path.to_owned(),
+    })
 }
 
 fn with(used: &[OsString], name: &OsStr) -> Vec<OsString> {

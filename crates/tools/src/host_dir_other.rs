@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::error::{Result, ToolError};
 use crate::fs::{Bounded, DirEntry};
+use crate::host_folder::{EntryKind, FolderFile};
 
 /// One mounted host folder and the virtual path it appears at.
 #[derive(Debug, Clone)]
@@ -15,6 +16,8 @@ pub(crate) struct HostDir {
     pub(crate) root: PathBuf,
     /// The virtual folder, e.g. `/local/notes` (no trailing slash).
     pub(crate) mount: String,
+    /// The person's own folder (memory).
+    pub(crate) private: bool,
 }
 
 impl HostDir {
@@ -42,6 +45,26 @@ impl HostDir {
     }
 
     pub(crate) fn write(&self, _names: &[OsString], _content: &str) -> Result<()> {
+        self.unsupported()
+    }
+
+    pub(crate) fn kind(&self, _names: &[OsString]) -> Result<Option<EntryKind>> {
+        self.unsupported()
+    }
+
+    pub(crate) fn files(&self) -> Result<Vec<FolderFile>> {
+        self.unsupported()
+    }
+
+    pub(crate) fn read_with_metadata(&self, _names: &[OsString]) -> Result<(String, FolderFile)> {
+        self.unsupported()
+    }
+
+    pub(crate) fn read_prefix(&self, _names: &[OsString], _max: u64) -> Result<Vec<u8>> {
+        self.unsupported()
+    }
+
+    pub(crate) fn remove(&self, _names: &[OsString]) -> Result<()> {
         self.unsupported()
     }
 }

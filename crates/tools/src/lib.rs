@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod atomic;
 mod builtin;
 mod composite;
 mod error;
@@ -10,6 +11,7 @@ mod host_dir;
 #[cfg(not(unix))]
 #[path = "host_dir_other.rs"]
 mod host_dir;
+mod host_folder;
 mod host_path;
 mod path;
 mod registry;
@@ -17,6 +19,7 @@ mod schema;
 mod thread_files;
 mod tool;
 
+pub use atomic::write_atomic;
 pub use builtin::{
     EditFile, Glob, Grep, Ls, READ_DEFAULT_LIMIT, READ_MAX_CHARS, ReadFile, WriteFile,
     builtin_tools,
@@ -29,6 +32,7 @@ pub use grant::{
     MountSource, Mounts, canonical_grant_path, check_grant, grants_line, suggest_grant_id,
     validate_grant_id,
 };
+pub use host_folder::{EntryKind, FolderFile, HostFolder};
 pub use path::normalize_path;
 pub use registry::ToolRegistry;
 pub use schema::validate as validate_schema;

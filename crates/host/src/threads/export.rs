@@ -6,8 +6,7 @@ use pizza_protocol::{
     ApiError, ExportFormat, MessagePart, MessageView, Role, ThreadExportParams,
     ThreadExportResponse,
 };
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 impl Host {
     pub async fn thread_export(
@@ -32,7 +31,7 @@ impl Host {
         };
         let bytes = text.len() as u64;
         let target = path.clone();
-        tokio::task::spawn_blocking(move || write_atomic(&target, text.as_bytes()))
+        tokio::task::spawn_blocking(move || pizza_tools::write_atomic(&target, text.as_bytes()))
             .await
             .map_err(|e| {
                 ApiError::general("The export was interrupted.").with_details(e.to_string())
@@ -67,15 +66,6 @@ fn export_path(raw: &str) -> Result<PathBuf, ApiError> {
             "The folder for {raw} does not exist."
         ))),
     }
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 fn jsonl(messages: &[MessageView]) -> Result<String, ApiError> {
