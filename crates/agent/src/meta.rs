@@ -11,7 +11,10 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub(crate) struct StepMeta {
-    /// The run these counters belong to; another run starts from zero.
+    /// The run that last committed a step. Counters are not reset when it
+    /// changes: a run that continues after a decision or a restart is the
+    /// same work for its limits. They start from zero with each new user
+    /// message ([`StepMeta::new_turn`]).
     pub(crate) run_id: Option<String>,
     pub(crate) model_calls: u32,
     pub(crate) tool_calls: u32,
@@ -42,20 +45,25 @@ pub(crate) struct Approved {
 }
 
 impl StepMeta {
-    /// The metadata at the head, with counters kept only for the same run.
-    /// Unreadable metadata (from an older app, or the host's own state edits)
-    /// reads as empty: the worst case is one recomputed summary.
+    /// The metadata at the head. Unreadable metadata (from an older app, or
+    /// the host's own state edits) reads as empty: the worst case is one
+    /// recomputed summary.
     pub(crate) fn load(metadata: Option<&Value>, run_id: &str) -> Self {
         let mut meta: Self = metadata
             .and_then(|m| serde_json::from_value(m.clone()).ok())
             .unwrap_or_default();
-        if meta.run_id.as_deref() != Some(run_id) {
-            meta.model_calls = 0;
-            meta.tool_calls = 0;
-            meta.counted.clear();
-            meta.run_id = Some(run_id.to_owned());
-        }
+        meta.run_id = Some(run_id.to_owned());
         meta
+    }
+
+    /// A new user message: a fresh budget, and nothing left of the last
+    /// turn's approvals or end notice.
+    pub(crate) fn new_turn(&mut self) {
+        self.model_calls = 0;
+        self.tool_calls = 0;
+        self.counted.clear();
+        self.approved.clear();
+        self.end_notice = None;
     }
 
     pub(crate) fn to_value(&self) -> Value {

@@ -68,6 +68,8 @@ pub(crate) struct RunLoop<'a> {
     /// granted folders and memories when the agent has mounts.
     pub(crate) fs: Arc<dyn FileSystem>,
     pub(crate) usage: Usage,
+    /// The text of the model call streaming now, kept if the person stops it.
+    pub(crate) streamed: String,
 }
 
 impl<'a> RunLoop<'a> {
@@ -88,6 +90,7 @@ impl<'a> RunLoop<'a> {
             files: ThreadFiles::default(),
             fs: Arc::new(ThreadFiles::default()),
             usage: Usage::default(),
+            streamed: String::new(),
         }
     }
 
@@ -97,7 +100,15 @@ impl<'a> RunLoop<'a> {
             Err(Stop::Cancelled) => RunOutcome::new(RunStatus::Cancelled),
             Err(Stop::Failed(e)) => {
                 tracing::warn!(thread = %self.input.thread_id, run = %self.input.run_id, error = %e, "run failed");
-                let mut outcome = RunOutcome::new(RunStatus::Failed);
+                // A provider that stopped answering in time is its own ending:
+                // the person may simply try again.
+                let status = match &e {
+                    Error::Model(m) if m.kind() == pizza_llm::ErrorKind::Timeout => {
+                        RunStatus::TimedOut
+                    }
+                    _ => RunStatus::Failed,
+                };
+                let mut outcome = RunOutcome::new(status);
                 outcome.error = Some(match &e {
                     Error::Model(m) => model_api_error(m),
                     other => other.to_api_error(),
@@ -187,8 +198,7 @@ impl<'a> RunLoop<'a> {
             })
             .collect();
         messages.push(user_message(text));
-        self.meta.end_notice = None;
-        self.meta.approved.clear();
+        self.meta.new_turn();
         self.commit(messages, None).await
     }
 

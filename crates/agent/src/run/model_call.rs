@@ -15,6 +15,8 @@ answer. Ask again, perhaps for a shorter answer, or choose a model with a larger
 pub(crate) const EMPTY_NOTICE: &str = "The model ended its turn without an answer.";
 pub(crate) const FILTERED_NOTICE: &str =
     "The provider's content filter stopped the answer before any text was written.";
+pub(crate) const STOPPED_NOTICE: &str =
+    "Stopped: the answer above is what was written before you stopped it.";
 
 impl RunLoop<'_> {
     /// One model call and the commit of its answer.
@@ -37,7 +39,14 @@ impl RunLoop<'_> {
             reasoning_effort: None,
         };
         self.meta.model_calls += 1;
-        let mut completion = self.stream(request, true).await?;
+        let mut completion = match self.stream(request, true).await {
+            Ok(completion) => completion,
+            Err(Stop::Cancelled) => {
+                self.keep_stopped_answer().await?;
+                return Err(Stop::Cancelled);
+            }
+            Err(other) => return Err(other),
+        };
         ensure_call_ids(&mut completion);
         self.sink.emit(
             &self.profile.namespace,
@@ -70,6 +79,21 @@ impl RunLoop<'_> {
         }
     }
 
+    /// What the person saw stream before they stopped it stays in the
+    /// thread, as the assistant's message marked stopped.
+    async fn keep_stopped_answer(&mut self) -> Result<(), Stop> {
+        let text = std::mem::take(&mut self.streamed);
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        let answer = pizza_llm::Message::assistant(text);
+        let messages = assistant_message(&answer)
+            .into_iter()
+            .chain([notice_message(STOPPED_NOTICE)])
+            .collect();
+        self.commit(messages, None).await
+    }
+
     /// The mounts right now; on a failure the prompt just omits them (the
     /// filesystem refuses the same way, so the model is never misled).
     async fn read_mounts(&self) -> Option<pizza_tools::Mounts> {
@@ -98,6 +122,7 @@ impl RunLoop<'_> {
             started = model.stream(request, cancel.clone()) => started.map_err(Error::from)?,
         };
         let mut collector = StreamCollector::new();
+        self.streamed.clear();
         loop {
             let event = tokio::select! {
                 biased;
@@ -109,9 +134,11 @@ impl RunLoop<'_> {
             if forward {
                 let namespace = &self.profile.namespace;
                 match &event {
-                    StreamEvent::TextDelta { text } => self
-                        .sink
-                        .emit(namespace, RunEvent::TextDelta { text: text.clone() }),
+                    StreamEvent::TextDelta { text } => {
+                        self.streamed.push_str(text);
+                        self.sink
+                            .emit(namespace, RunEvent::TextDelta { text: text.clone() });
+                    }
                     StreamEvent::ReasoningDelta { text } => self
                         .sink
                         .emit(namespace, RunEvent::ReasoningDelta { text: text.clone() }),

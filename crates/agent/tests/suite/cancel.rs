@@ -15,7 +15,7 @@ use super::harness::{Hang, Harness, config, drain, result_of, text, wait_for};
 const CANCEL_BOUND: Duration = Duration::from_millis(500);
 
 #[tokio::test]
-async fn cancel_mid_stream_stops_the_model_and_keeps_what_was_committed() {
+async fn cancel_mid_stream_stops_the_model_and_keeps_what_was_said() {
     let h = Harness::new().await;
     h.model.push_turn(
         FakeTurn::from_events([StreamEvent::TextDelta {
@@ -42,9 +42,20 @@ async fn cancel_mid_stream_stops_the_model_and_keeps_what_was_committed() {
         .unwrap();
     assert_eq!(outcome.status, RunStatus::Cancelled);
     assert_eq!(outcome.error, None);
+    // What streamed before the stop stays, marked stopped.
     assert_eq!(
         h.transcript().await,
-        vec![(Role::User, vec![text("Tell a story")])]
+        vec![
+            (Role::User, vec![text("Tell a story")]),
+            (Role::Assistant, vec![text("Once upon")]),
+            (
+                Role::System,
+                vec![pizza_protocol::MessagePart::Notice {
+                    text: "Stopped: the answer above is what was written before you stopped it."
+                        .into()
+                }]
+            ),
+        ]
     );
     let events = drain(rx);
     assert_eq!(

@@ -327,3 +327,37 @@ async fn two_concurrent_decisions_resume_the_run_exactly_once() {
     assert_eq!(h.model.requests().len(), 2);
     assert_eq!(h.transcript().await.len(), 4);
 }
+
+#[tokio::test]
+async fn a_run_continued_after_a_decision_keeps_its_budget() {
+    let h = Harness::new().await;
+    let (id, args) = write_call("w1", "/plan.md", "the plan");
+    h.model
+        .push_turn(FakeTurn::tool_call(&id, "write_file", args));
+    h.model
+        .push_turn(FakeTurn::tool_call("l1", "ls", json!({"path": "/"})));
+    h.model.push_turn(FakeTurn::text("never asked for"));
+    let agent = h.agent(pizza_agent::RunProfile {
+        max_model_calls: 2,
+        ..config()
+    });
+    let (outcome, _) = h.run(&agent, Some("Write a plan")).await;
+    assert_eq!(outcome.status, RunStatus::Interrupted);
+    // The decision continues the work in a run of its own id.
+    let mut input = h.input(None);
+    input.run_id = "run-2".into();
+    let done = agent
+        .respond(
+            input,
+            decide(&outcome, &[("w1", Decision::Approve)]),
+            Arc::new(NullSink),
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done.status, RunStatus::Succeeded);
+    assert_eq!(h.model.requests().len(), 2, "one call before, one after");
+    assert_eq!(h.model.remaining_turns(), 1);
+    let transcript = h.transcript().await;
+    assert_eq!(transcript.last().unwrap().0, Role::System);
+}

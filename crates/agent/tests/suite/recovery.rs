@@ -160,3 +160,23 @@ async fn resume_makes_a_pending_model_call_again() {
     assert_eq!(h.model.requests().len(), 2);
     let _ = RunProfile::default();
 }
+
+#[tokio::test]
+async fn a_model_that_times_out_ends_the_run_timed_out_not_failed() {
+    let h = Harness::new().await;
+    h.model
+        .push_turn(FakeTurn::text("").then_error(pizza_llm::Error::Timeout {
+            message: "no answer within 120 s".into(),
+        }));
+    let agent = h.agent(config());
+    let (outcome, events) = h.run(&agent, Some("Hi")).await;
+    assert_eq!(outcome.status, RunStatus::TimedOut);
+    assert_eq!(outcome.error.unwrap().code.as_str(), "TIMEOUT");
+    assert!(matches!(
+        events.last(),
+        Some(RunEvent::RunFinished {
+            status: RunStatus::TimedOut,
+            ..
+        })
+    ));
+}
