@@ -28,10 +28,15 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "grants",
         sql: include_str!("../migrations/0002_grants.sql"),
     },
+    Migration {
+        version: 3,
+        name: "queue_resumable",
+        sql: include_str!("../migrations/0003_queue_resumable.sql"),
+    },
 ];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.
