@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod activity;
 mod data_root;
 mod desktop;
 mod error;
@@ -17,6 +18,7 @@ pub use data_root::{DATA_VERSION, DataRoot};
 pub use desktop::{DesktopShell, ShortcutError};
 pub use error::{HostError, Result};
 pub use notify::{NoNotifier, Notification, NotificationKind, Notifier, NotifyError};
+pub use runs::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 pub use secrets::{NoSecretStore, SecretError, SecretStore};
 pub use shutdown::ShutdownReport;
 
@@ -118,14 +120,8 @@ impl Host {
         runs::recovery::interrupt_live_runs(&store).await?;
         let mounts: Arc<dyn pizza_tools::MountSource> =
             grants::HostMounts::new(store.clone(), data_root.path().join(memory::MEMORIES_DIR));
-        let mut config = runs::agent_config(&store).await;
-        config.mounts = Some(mounts);
         notify::init_cursor(&store).await?;
-        let agent = pizza_agent::Agent::new(
-            store.clone(),
-            pizza_tools::ToolRegistry::with_builtins(),
-            config,
-        );
+        let agent = runs::AgentRuntime::new(store.clone(), mounts);
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {

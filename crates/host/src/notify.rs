@@ -23,13 +23,9 @@ use pizza_protocol::{
 use pizza_store as store;
 
 use crate::Host;
+use crate::settings::keys;
 pub(crate) use policy::answer_excerpt;
 
-/// Settings key of the last activity cursor handled.
-const CURSOR_KEY: &str = "notifications.cursor";
-/// Settings keys of the per-device toggles.
-pub(crate) const RUN_FINISHED_KEY: &str = "notifications.run_finished";
-pub(crate) const ACTION_REQUIRED_KEY: &str = "notifications.action_required";
 /// Activity entries read per page while announcing.
 const PAGE: u32 = 100;
 
@@ -123,7 +119,7 @@ impl Notifications {
 /// Starts the cursor at the end of the log the first time, so outcomes from
 /// before notifications existed are never announced.
 pub(crate) async fn init_cursor(store: &store::Store) -> store::Result<()> {
-    if store.setting_opt::<i64>(CURSOR_KEY).await?.is_some() {
+    if keys::NOTIFICATIONS_CURSOR.read(store).await?.is_some() {
         return Ok(());
     }
     let mut last = 0;
@@ -134,7 +130,7 @@ pub(crate) async fn init_cursor(store: &store::Store) -> store::Result<()> {
             None => break,
         }
     }
-    store.set_setting(CURSOR_KEY, &last).await
+    keys::NOTIFICATIONS_CURSOR.write(store, &last).await
 }
 
 impl Host {
@@ -186,14 +182,12 @@ impl Host {
     pub(crate) async fn notification_prefs(&self) -> Result<NotificationPrefs, store::Error> {
         let defaults = NotificationPrefs::default();
         Ok(NotificationPrefs {
-            run_finished: self
-                .store()
-                .setting_opt(RUN_FINISHED_KEY)
+            run_finished: keys::NOTIFY_RUN_FINISHED
+                .read(self.store())
                 .await?
                 .unwrap_or(defaults.run_finished),
-            action_required: self
-                .store()
-                .setting_opt(ACTION_REQUIRED_KEY)
+            action_required: keys::NOTIFY_ACTION_REQUIRED
+                .read(self.store())
                 .await?
                 .unwrap_or(defaults.action_required),
         })
@@ -216,7 +210,9 @@ impl Host {
     }
 
     async fn announce_after_cursor(&self) -> Result<(), store::Error> {
-        let mut cursor: i64 = self.store().setting(CURSOR_KEY).await?;
+        let mut cursor = keys::NOTIFICATIONS_CURSOR
+            .read_or_default(self.store())
+            .await?;
         let prefs = self.notification_prefs().await?;
         loop {
             let entries = self.store().activity_since(cursor, PAGE).await?;
@@ -230,7 +226,9 @@ impl Host {
                     self.show(notification).await;
                 }
                 cursor = entry.cursor;
-                self.store().set_setting(CURSOR_KEY, &cursor).await?;
+                keys::NOTIFICATIONS_CURSOR
+                    .write(self.store(), &cursor)
+                    .await?;
             }
         }
     }

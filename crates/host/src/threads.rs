@@ -3,9 +3,10 @@
 use crate::{Host, HostError};
 use pizza_protocol::{
     ApiError, AppEvent, CheckpointView, Folder, FolderCreateParams, FolderDeleteParams,
-    FolderListParams, FolderUpdateParams, SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail,
-    ThreadForkParams, ThreadGetParams, ThreadIdParams, ThreadListParams, ThreadListResponse,
-    ThreadSearchParams, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
+    FolderListParams, FolderUpdateParams, RunBrief, SearchHit, SnippetPart, ThreadCreateParams,
+    ThreadDetail, ThreadForkParams, ThreadGetParams, ThreadIdParams, ThreadListParams,
+    ThreadListResponse, ThreadSearchParams, ThreadSummary, ThreadUpdateParams, ThreadView,
+    ViewCounts,
 };
 use pizza_store as store;
 use std::collections::HashMap;
@@ -66,8 +67,22 @@ impl Host {
             self.store().thread_counts(&folder)
         )
         .map_err(store_err)?;
+        let ids: Vec<String> = page.threads.iter().map(|t| t.id.clone()).collect();
+        // One query for the whole page's outcomes, never one per thread.
+        let mut last_runs = self
+            .store()
+            .last_ended_runs(&ids)
+            .await
+            .map_err(store_err)?;
         Ok(ThreadListResponse {
-            threads: page.threads.into_iter().map(summary).collect(),
+            threads: page
+                .threads
+                .into_iter()
+                .map(|thread| {
+                    let last_run = last_runs.remove(&thread.id);
+                    self.with_runs(summary(thread), last_run)
+                })
+                .collect(),
             next_cursor: page.next_cursor,
             counts: ViewCounts {
                 all: counts.all,
@@ -81,14 +96,19 @@ impl Host {
         let store = self.store();
         let thread = store.thread(&params.thread_id).await.map_err(store_err)?;
         let limit = params.limit.unwrap_or(DEFAULT_PAGE);
-        let (page, head) = tokio::try_join!(
+        let ids = [thread.id.clone()];
+        let (page, head, queued, mut last_runs, resumable) = tokio::try_join!(
             store.messages_before(&thread.id, params.before_seq, limit),
             // Only the newest checkpoint: its interrupt is the pending one.
-            store.history(&thread.id, None, 1)
+            store.history(&thread.id, None, 1),
+            store.queued_messages(&thread.id),
+            store.last_ended_runs(&ids),
+            store.thread_resumable(&thread.id)
         )
         .map_err(store_err)?;
+        let last_run = last_runs.remove(&thread.id);
         Ok(ThreadDetail {
-            thread: summary(thread),
+            thread: self.with_runs(summary(thread), last_run),
             messages: page.messages.into_iter().map(message_view).collect(),
             has_more_before: page.has_more,
             // An interrupt the agent wrote always parses; a damaged one shows none.
@@ -97,8 +117,8 @@ impl Host {
                 .next()
                 .and_then(|c| c.interrupt)
                 .and_then(|value| serde_json::from_value(value).ok()),
-            queued: Vec::new(),
-            resumable: self.is_resumable(&params.thread_id).await?,
+            queued,
+            resumable,
         })
     }
 
@@ -245,10 +265,31 @@ impl Host {
         Ok(())
     }
 
+    /// The summary with the thread's live run (from the registry, so a run
+    /// a schedule started shows too) and its last outcome.
+    fn with_runs(&self, mut summary: ThreadSummary, last_run: Option<store::Run>) -> ThreadSummary {
+        summary.live_run_id = self.live_run(&summary.id);
+        summary.last_run = last_run.map(run_brief);
+        summary
+    }
+
     pub(crate) fn threads_changed(&self, thread_id: Option<&str>) {
         self.emit(AppEvent::ThreadsChanged {
             thread_id: thread_id.map(str::to_owned),
         });
+    }
+}
+
+/// A run as lists show it. The store keeps the error code as the protocol
+/// spells it; a code that is not a protocol code (the store's own
+/// `INTERRUPTED_BY_RESTART`) shows as none.
+fn run_brief(run: store::Run) -> RunBrief {
+    RunBrief {
+        error_code: run
+            .error
+            .and_then(|e| serde_json::from_value(serde_json::Value::String(e.code)).ok()),
+        status: run.status.into(),
+        run_id: run.id,
     }
 }
 

@@ -3,7 +3,9 @@
 use super::tests::{MODEL, activity, open, start, subscribe, until_finished};
 use super::*;
 use pizza_llm::{FakeModel, FakeTurn};
-use pizza_protocol::{AppEvent, Decision, ErrorCode, MessagePart, RunStatus, ThreadGetParams};
+use pizza_protocol::{
+    AppEvent, Decision, ErrorCode, MessagePart, RunEvent, RunStatus, ThreadGetParams,
+};
 use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
 use serde_json::json;

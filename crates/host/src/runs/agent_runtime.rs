@@ -1,0 +1,118 @@
+//! Every call into `pizza_agent`, in one place: building the agent for a
+//! run, applying decisions, and driving the run. The agent's settings are
+//! read at each run's start ([`AgentRuntime::for_run`]), so a changed
+//! setting applies to the next run without restarting the app.
+
+use std::sync::Arc;
+
+use pizza_agent::{Agent, AgentConfig, CancellationToken, EventSink, RunInput, RunOutcome};
+use pizza_protocol::{ApiError, InterruptResponse, MessageView};
+use pizza_store as store;
+use pizza_tools::{MountSource, ToolRegistry};
+
+use super::model::ResolvedModel;
+use crate::settings::keys;
+
+/// What every run shares: the store, the tools, the granted folders.
+#[derive(Debug)]
+pub(crate) struct AgentRuntime {
+    store: store::Store,
+    tools: ToolRegistry,
+    mounts: Arc<dyn MountSource>,
+}
+
+/// How a run begins, as the agent sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Begin {
+    /// Commit this user message first.
+    Message(String),
+    /// Continue from the last checkpoint.
+    Checkpoint,
+}
+
+impl AgentRuntime {
+    pub(crate) fn new(store: store::Store, mounts: Arc<dyn MountSource>) -> Self {
+        Self {
+            store,
+            tools: ToolRegistry::with_builtins(),
+            mounts,
+        }
+    }
+
+    /// The agent for one run, configured from the settings as they are now.
+    pub(crate) async fn for_run(&self) -> RunAgent {
+        let config = run_config(&self.store, Arc::clone(&self.mounts)).await;
+        RunAgent {
+            agent: Agent::new(self.store.clone(), self.tools.clone(), config),
+        }
+    }
+}
+
+/// The agent's configuration from settings; a missing or unreadable value
+/// keeps its default.
+async fn run_config(store: &store::Store, mounts: Arc<dyn MountSource>) -> AgentConfig {
+    let mut config = AgentConfig::default();
+    if let Ok(Some(max)) = keys::AGENT_MAX_TOOL_CALLS.read(store).await {
+        config.max_tool_calls = max;
+    }
+    if let Ok(Some(tools)) = keys::AGENT_REQUIRE_APPROVAL.read(store).await {
+        config.require_approval = tools;
+    }
+    if let Ok(Some(persona)) = keys::AGENT_PERSONA.read(store).await {
+        config.persona = Some(persona);
+    }
+    config.mounts = Some(mounts);
+    config
+}
+
+/// One run's agent.
+#[derive(Debug)]
+pub(crate) struct RunAgent {
+    agent: Agent,
+}
+
+impl RunAgent {
+    /// Applies the user's decisions to the pending interrupt (of the run
+    /// `paused_run`), committing them; returns the messages they committed,
+    /// to announce once the next run has started.
+    pub(crate) async fn accept_decisions(
+        &self,
+        thread_id: &str,
+        paused_run: &str,
+        response: InterruptResponse,
+    ) -> Result<Vec<MessageView>, ApiError> {
+        self.agent
+            .accept_decisions(thread_id, paused_run, response)
+            .await
+            .map_err(|e| e.to_api_error())
+    }
+
+    /// Drives the run to its end.
+    pub(crate) async fn drive(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        model: &ResolvedModel,
+        begin: Begin,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> RunOutcome {
+        let (new_user_text, resume) = match begin {
+            Begin::Message(text) => (Some(text), false),
+            Begin::Checkpoint => (None, true),
+        };
+        let input = RunInput {
+            thread_id: thread_id.to_owned(),
+            run_id: run_id.to_owned(),
+            model: Arc::clone(&model.client),
+            model_id: model.model_id.clone(),
+            context_window: model.context_window,
+            new_user_text,
+        };
+        if resume {
+            self.agent.resume(input, sink, cancel).await
+        } else {
+            self.agent.run(input, sink, cancel).await
+        }
+    }
+}
