@@ -69,7 +69,7 @@ async fn an_approval_pauses_the_run_and_respond_continues_it_once() {
 
 /// A thread whose run was live when the app died: a committed user message
 /// and a `running` run row, as the store holds them after a crash.
-async fn crashed_thread(host: &Host, text: &str) -> String {
+pub(super) async fn crashed_thread(host: &Host, text: &str) -> String {
     let thread = host
         .store()
         .create_thread(store::NewThread {
