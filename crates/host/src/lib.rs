@@ -7,6 +7,7 @@ mod error;
 mod grants;
 mod memory;
 mod notify;
+mod presence;
 mod providers;
 mod runs;
 mod secrets;
@@ -103,6 +104,7 @@ struct Inner {
     grant_changes: tokio::sync::Mutex<()>,
     desktop: desktop::Desktop,
     notifications: notify::Notifications,
+    presence: presence::WindowPresence,
 }
 
 impl Host {
@@ -133,6 +135,7 @@ impl Host {
                 grant_changes: tokio::sync::Mutex::new(()),
                 desktop: desktop::Desktop::default(),
                 notifications: notify::Notifications::new(options.notifier),
+                presence: presence::WindowPresence::default(),
             }),
         })
     }

@@ -94,8 +94,6 @@ impl Notifier for NoNotifier {
 #[derive(Debug)]
 pub(crate) struct Notifications {
     notifier: Arc<dyn Notifier>,
-    /// Whether the main window has the input focus.
-    focused: AtomicBool,
     /// The thread a clicked notification asks the window to show.
     pending_open: Mutex<Option<ThreadId>>,
     /// One announcer at a time, so the cursor only moves forward.
@@ -108,7 +106,6 @@ impl Notifications {
     pub(crate) fn new(notifier: Arc<dyn Notifier>) -> Self {
         Self {
             notifier,
-            focused: AtomicBool::new(false),
             pending_open: Mutex::default(),
             announcing: tokio::sync::Mutex::new(()),
             said_unavailable: AtomicBool::new(false),
@@ -140,9 +137,7 @@ impl Host {
 
     /// The main window gained (`true`) or lost the input focus.
     pub fn set_window_focused(&self, focused: bool) {
-        self.notifications()
-            .focused
-            .store(focused, Ordering::Relaxed);
+        self.inner.presence.set_focused(focused);
     }
 
     /// A notification for `thread_id` was clicked: keeps the request for the
@@ -221,7 +216,7 @@ impl Host {
             }
             for entry in entries {
                 if let Some(notification) = policy::notification_for(&entry, prefs)
-                    && !self.is_in_view(&entry.thread_id)
+                    && !self.inner.presence.is_in_view(&entry.thread_id)
                 {
                     self.show(notification).await;
                 }
@@ -231,12 +226,6 @@ impl Host {
                     .await?;
             }
         }
-    }
-
-    /// Focused on the thread: the user sees the outcome already.
-    fn is_in_view(&self, thread_id: &str) -> bool {
-        self.notifications().focused.load(Ordering::Relaxed)
-            && self.viewing().as_deref() == Some(thread_id)
     }
 
     async fn show(&self, notification: Notification) {

@@ -17,8 +17,7 @@ pub(crate) mod registry;
 mod start;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use pizza_protocol::{
     ApiError, InterruptResponse, RunCancelParams, RunCancelResponse, RunEventFrame,
@@ -42,14 +41,10 @@ fn store_err(err: store::Error) -> ApiError {
 pub(crate) struct Runs {
     pub(crate) registry: RunRegistry,
     agent: AgentRuntime,
-    /// The thread the user is looking at (`thread_viewing`).
-    viewing: Mutex<Option<ThreadId>>,
     /// Run-end maintenance is serialized per thread.
     maintenance: Mutex<HashMap<ThreadId, Arc<tokio::sync::Mutex<()>>>>,
     /// Every spawned run, so quitting can wait for them to record their end.
     pub(crate) tasks: tokio_util::task::TaskTracker,
-    /// False while the main window is hidden: nobody is looking at any thread.
-    window_shown: AtomicBool,
 }
 
 impl Runs {
@@ -57,10 +52,8 @@ impl Runs {
         Self {
             registry: RunRegistry::default(),
             agent,
-            viewing: Mutex::default(),
             maintenance: Mutex::default(),
             tasks: tokio_util::task::TaskTracker::new(),
-            window_shown: AtomicBool::new(true),
         }
     }
 }
@@ -216,11 +209,7 @@ impl Host {
     }
 
     pub async fn thread_viewing(&self, params: ThreadViewingParams) -> Result<(), ApiError> {
-        *self
-            .runs()
-            .viewing
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = params.thread_id;
+        self.inner.presence.set_viewing(params.thread_id);
         Ok(())
     }
 
@@ -232,18 +221,7 @@ impl Host {
     /// Whether the main window is on screen. While it is hidden, no thread
     /// counts as viewed, so finished work lands in Unread.
     pub fn set_window_shown(&self, shown: bool) {
-        self.runs().window_shown.store(shown, Ordering::Relaxed);
-    }
-
-    pub(crate) fn viewing(&self) -> Option<ThreadId> {
-        if !self.runs().window_shown.load(Ordering::Relaxed) {
-            return None;
-        }
-        self.runs()
-            .viewing
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.inner.presence.set_shown(shown);
     }
 
     async fn clear_awaiting_action(&self, thread_id: &str) -> Result<(), ApiError> {

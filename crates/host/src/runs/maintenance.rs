@@ -93,7 +93,7 @@ impl Host {
         outcome: &RunOutcome,
         model: &ResolvedModel,
     ) -> Result<(), ApiError> {
-        let looking = self.viewing().as_deref() == Some(thread_id);
+        let looking = self.inner.presence.is_viewing(thread_id);
         let mut thread = self
             .store()
             .update_thread(
