@@ -4,6 +4,7 @@ mod activity;
 mod data_root;
 mod desktop;
 mod error;
+mod events;
 mod grants;
 mod memory;
 mod notify;
@@ -27,9 +28,6 @@ use pizza_protocol::{ApiError, AppEvent, AppInfo, AppInfoParams, BuildProfile, P
 use pizza_store::{Clock, Store, StoreOptions, SystemClock};
 use std::sync::Arc;
 use tokio::sync::broadcast;
-
-/// App events buffered for a slow listener before it is told it lagged.
-const EVENT_BUFFER: usize = 256;
 
 /// What the embedding app plugs into the host: OS services and the clock.
 #[derive(Clone)]
@@ -98,13 +96,13 @@ struct Inner {
     data_root: DataRoot,
     store: Store,
     providers: providers::ProviderState,
-    events: broadcast::Sender<AppEvent>,
+    events: events::AppEvents,
     runs: runs::Runs,
     /// Serialises grant changes so the overlap check and the write agree.
     grant_changes: tokio::sync::Mutex<()>,
     desktop: desktop::Desktop,
     notifications: notify::Notifications,
-    presence: presence::WindowPresence,
+    presence: Arc<presence::WindowPresence>,
 }
 
 impl Host {
@@ -124,18 +122,26 @@ impl Host {
             grants::HostMounts::new(store.clone(), data_root.path().join(memory::MEMORIES_DIR));
         notify::init_cursor(&store).await?;
         let agent = runs::AgentRuntime::new(store.clone(), mounts);
+        let events = events::AppEvents::default();
+        let presence = Arc::new(presence::WindowPresence::default());
+        let notifications = notify::Notifications::new(
+            options.notifier,
+            store.clone(),
+            Arc::clone(&presence),
+            events.clone(),
+        );
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
                 data_root,
                 store,
                 providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
-                events: broadcast::channel(EVENT_BUFFER).0,
+                events,
                 runs: runs::Runs::new(agent),
                 grant_changes: tokio::sync::Mutex::new(()),
                 desktop: desktop::Desktop::default(),
-                notifications: notify::Notifications::new(options.notifier),
-                presence: presence::WindowPresence::default(),
+                notifications,
+                presence,
             }),
         })
     }
@@ -154,8 +160,7 @@ impl Host {
     }
 
     pub(crate) fn emit(&self, event: AppEvent) {
-        // No listener (no window yet) is fine: lists are re-read when one opens.
-        let _ = self.inner.events.send(event);
+        self.inner.events.emit(event);
     }
 
     /// Closes the database cleanly; later calls fail.

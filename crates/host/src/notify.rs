@@ -23,6 +23,8 @@ use pizza_protocol::{
 use pizza_store as store;
 
 use crate::Host;
+use crate::events::AppEvents;
+use crate::presence::WindowPresence;
 use crate::settings::keys;
 pub(crate) use policy::answer_excerpt;
 
@@ -90,27 +92,20 @@ impl Notifier for NoNotifier {
     }
 }
 
-/// The host's notification state.
+/// The notification service: announces run outcomes from the activity log
+/// and keeps a clicked notification's thread for the window.
 #[derive(Debug)]
 pub(crate) struct Notifications {
     notifier: Arc<dyn Notifier>,
+    store: store::Store,
+    presence: Arc<WindowPresence>,
+    events: AppEvents,
     /// The thread a clicked notification asks the window to show.
     pending_open: Mutex<Option<ThreadId>>,
     /// One announcer at a time, so the cursor only moves forward.
     announcing: tokio::sync::Mutex<()>,
     /// "Unavailable" is logged once per stretch of unavailability.
     said_unavailable: AtomicBool,
-}
-
-impl Notifications {
-    pub(crate) fn new(notifier: Arc<dyn Notifier>) -> Self {
-        Self {
-            notifier,
-            pending_open: Mutex::default(),
-            announcing: tokio::sync::Mutex::new(()),
-            said_unavailable: AtomicBool::new(false),
-        }
-    }
 }
 
 /// Starts the cursor at the end of the log the first time, so outcomes from
@@ -130,75 +125,68 @@ pub(crate) async fn init_cursor(store: &store::Store) -> store::Result<()> {
     keys::NOTIFICATIONS_CURSOR.write(store, &last).await
 }
 
-impl Host {
-    fn notifications(&self) -> &Notifications {
-        &self.inner.notifications
+impl Notifications {
+    pub(crate) fn new(
+        notifier: Arc<dyn Notifier>,
+        store: store::Store,
+        presence: Arc<WindowPresence>,
+        events: AppEvents,
+    ) -> Self {
+        Self {
+            notifier,
+            store,
+            presence,
+            events,
+            pending_open: Mutex::default(),
+            announcing: tokio::sync::Mutex::new(()),
+            said_unavailable: AtomicBool::new(false),
+        }
     }
 
-    /// The main window gained (`true`) or lost the input focus.
-    pub fn set_window_focused(&self, focused: bool) {
-        self.inner.presence.set_focused(focused);
-    }
-
-    /// A notification for `thread_id` was clicked: keeps the request for the
-    /// window (which may not be ready yet) and tells a ready one.
-    pub fn notification_clicked(&self, thread_id: ThreadId) {
+    /// Keeps the request for the window (which may not be ready yet) and
+    /// tells a ready one.
+    pub(crate) fn clicked(&self, thread_id: ThreadId) {
         *self
-            .notifications()
             .pending_open
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(thread_id.clone());
-        self.emit(AppEvent::Navigate { thread_id });
+        self.events.emit(AppEvent::Navigate { thread_id });
     }
 
-    pub async fn notification_take_pending(
-        &self,
-        _params: NotificationTakePendingParams,
-    ) -> Result<Option<ThreadId>, ApiError> {
-        Ok(self
-            .notifications()
-            .pending_open
+    pub(crate) fn take_pending(&self) -> Option<ThreadId> {
+        self.pending_open
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take())
+            .take()
     }
 
-    pub async fn notification_status(
-        &self,
-        _params: NotificationStatusParams,
-    ) -> Result<NotificationStatus, ApiError> {
-        let notifier = Arc::clone(&self.notifications().notifier);
+    pub(crate) async fn status(&self) -> NotificationStatus {
+        let notifier = Arc::clone(&self.notifier);
         let available = tokio::task::spawn_blocking(move || notifier.available())
             .await
             .unwrap_or(false);
-        Ok(NotificationStatus { available })
+        NotificationStatus { available }
     }
 
-    pub(crate) async fn notification_prefs(&self) -> Result<NotificationPrefs, store::Error> {
+    pub(crate) async fn prefs(&self) -> Result<NotificationPrefs, store::Error> {
         let defaults = NotificationPrefs::default();
         Ok(NotificationPrefs {
             run_finished: keys::NOTIFY_RUN_FINISHED
-                .read(self.store())
+                .read(&self.store)
                 .await?
                 .unwrap_or(defaults.run_finished),
             action_required: keys::NOTIFY_ACTION_REQUIRED
-                .read(self.store())
+                .read(&self.store)
                 .await?
                 .unwrap_or(defaults.action_required),
         })
     }
 
-    /// Announces the outcomes recorded while the app was not running (or
-    /// that it died before announcing). Call once the app can route clicks.
-    pub async fn announce_missed(&self) {
-        self.announce_outcomes().await;
-    }
-
     /// Announces every activity entry after the cursor, moving the cursor
     /// past each one. Failures are logged: an outcome is never announced
     /// twice, and one that could not be shown still shows in the window.
-    pub(crate) async fn announce_outcomes(&self) {
-        let _one = self.notifications().announcing.lock().await;
+    pub(crate) async fn announce(&self) {
+        let _one = self.announcing.lock().await;
         if let Err(error) = self.announce_after_cursor().await {
             tracing::warn!(%error, "could not announce run outcomes");
         }
@@ -206,31 +194,30 @@ impl Host {
 
     async fn announce_after_cursor(&self) -> Result<(), store::Error> {
         let mut cursor = keys::NOTIFICATIONS_CURSOR
-            .read_or_default(self.store())
+            .read_or_default(&self.store)
             .await?;
-        let prefs = self.notification_prefs().await?;
+        let prefs = self.prefs().await?;
         loop {
-            let entries = self.store().activity_since(cursor, PAGE).await?;
+            let entries = self.store.activity_since(cursor, PAGE).await?;
             if entries.is_empty() {
                 return Ok(());
             }
             for entry in entries {
                 if let Some(notification) = policy::notification_for(&entry, prefs)
-                    && !self.inner.presence.is_in_view(&entry.thread_id)
+                    && !self.presence.is_in_view(&entry.thread_id)
                 {
                     self.show(notification).await;
                 }
                 cursor = entry.cursor;
                 keys::NOTIFICATIONS_CURSOR
-                    .write(self.store(), &cursor)
+                    .write(&self.store, &cursor)
                     .await?;
             }
         }
     }
 
     async fn show(&self, notification: Notification) {
-        let state = self.notifications();
-        let notifier = Arc::clone(&state.notifier);
+        let notifier = Arc::clone(&self.notifier);
         let thread_id = notification.thread_id.clone();
         let shown = tokio::task::spawn_blocking(move || {
             if notifier.available() {
@@ -248,9 +235,9 @@ impl Host {
             })
         });
         match shown {
-            Ok(()) => state.said_unavailable.store(false, Ordering::Relaxed),
+            Ok(()) => self.said_unavailable.store(false, Ordering::Relaxed),
             Err(NotifyError::Unavailable { reason }) => {
-                if !state.said_unavailable.swap(true, Ordering::Relaxed) {
+                if !self.said_unavailable.swap(true, Ordering::Relaxed) {
                     tracing::info!(
                         reason,
                         "notifications unavailable; outcomes show in the window only"
@@ -259,6 +246,47 @@ impl Host {
             }
             Err(error) => tracing::warn!(%error, thread_id, "notification not shown"),
         }
+    }
+}
+
+/// The notification commands: thin calls of the service.
+impl Host {
+    /// The main window gained (`true`) or lost the input focus.
+    pub fn set_window_focused(&self, focused: bool) {
+        self.inner.presence.set_focused(focused);
+    }
+
+    /// A notification for `thread_id` was clicked.
+    pub fn notification_clicked(&self, thread_id: ThreadId) {
+        self.inner.notifications.clicked(thread_id);
+    }
+
+    pub async fn notification_take_pending(
+        &self,
+        _params: NotificationTakePendingParams,
+    ) -> Result<Option<ThreadId>, ApiError> {
+        Ok(self.inner.notifications.take_pending())
+    }
+
+    pub async fn notification_status(
+        &self,
+        _params: NotificationStatusParams,
+    ) -> Result<NotificationStatus, ApiError> {
+        Ok(self.inner.notifications.status().await)
+    }
+
+    pub(crate) async fn notification_prefs(&self) -> Result<NotificationPrefs, store::Error> {
+        self.inner.notifications.prefs().await
+    }
+
+    /// Announces the outcomes recorded while the app was not running (or
+    /// that it died before announcing). Call once the app can route clicks.
+    pub async fn announce_missed(&self) {
+        self.announce_outcomes().await;
+    }
+
+    pub(crate) async fn announce_outcomes(&self) {
+        self.inner.notifications.announce().await;
     }
 }
 
