@@ -102,6 +102,7 @@ struct Inner {
     grant_changes: tokio::sync::Mutex<()>,
     desktop: desktop::Desktop,
     notifications: notify::Notifications,
+    threads: threads::ThreadService,
     presence: Arc<presence::WindowPresence>,
 }
 
@@ -130,6 +131,9 @@ impl Host {
             Arc::clone(&presence),
             events.clone(),
         );
+        let registry = Arc::new(runs::registry::RunRegistry::default());
+        let threads =
+            threads::ThreadService::new(store.clone(), events.clone(), Arc::clone(&registry));
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
@@ -137,10 +141,11 @@ impl Host {
                 store,
                 providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
                 events,
-                runs: runs::Runs::new(agent),
+                runs: runs::Runs::new(agent, registry),
                 grant_changes: tokio::sync::Mutex::new(()),
                 desktop: desktop::Desktop::default(),
                 notifications,
+                threads,
                 presence,
             }),
         })

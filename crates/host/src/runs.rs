@@ -39,7 +39,7 @@ fn store_err(err: store::Error) -> ApiError {
 /// The host's run state.
 #[derive(Debug)]
 pub(crate) struct Runs {
-    pub(crate) registry: RunRegistry,
+    pub(crate) registry: Arc<RunRegistry>,
     agent: AgentRuntime,
     /// Run-end maintenance is serialized per thread.
     maintenance: Mutex<HashMap<ThreadId, Arc<tokio::sync::Mutex<()>>>>,
@@ -48,9 +48,9 @@ pub(crate) struct Runs {
 }
 
 impl Runs {
-    pub(crate) fn new(agent: AgentRuntime) -> Self {
+    pub(crate) fn new(agent: AgentRuntime, registry: Arc<RunRegistry>) -> Self {
         Self {
-            registry: RunRegistry::default(),
+            registry,
             agent,
             maintenance: Mutex::default(),
             tasks: tokio_util::task::TaskTracker::new(),
