@@ -52,13 +52,24 @@ impl AgentRuntime {
 /// keeps its default.
 async fn run_config(store: &store::Store, mounts: Arc<dyn MountSource>) -> AgentConfig {
     let mut config = AgentConfig::default();
-    if let Ok(Some(max)) = keys::AGENT_MAX_TOOL_CALLS.read(store).await {
+    // Read together: they sit between run_start and the run's first delta.
+    let (max_key, tools_key, persona_key) = (
+        keys::AGENT_MAX_TOOL_CALLS,
+        keys::AGENT_REQUIRE_APPROVAL,
+        keys::AGENT_PERSONA,
+    );
+    let (max, tools, persona) = tokio::join!(
+        max_key.read(store),
+        tools_key.read(store),
+        persona_key.read(store)
+    );
+    if let Ok(Some(max)) = max {
         config.max_tool_calls = max;
     }
-    if let Ok(Some(tools)) = keys::AGENT_REQUIRE_APPROVAL.read(store).await {
+    if let Ok(Some(tools)) = tools {
         config.require_approval = tools;
     }
-    if let Ok(Some(persona)) = keys::AGENT_PERSONA.read(store).await {
+    if let Ok(Some(persona)) = persona {
         config.persona = Some(persona);
     }
     config.mounts = Some(mounts);
