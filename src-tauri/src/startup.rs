@@ -152,6 +152,9 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
             tracing::warn!(%error, "no tray icon");
         }
         let shell = std::sync::Arc::new(crate::quick_ask::TauriShell::new(app.clone()));
+        // Messages queued before the last quit go once models can be resolved.
+        let queue_host = host.clone();
+        tauri::async_runtime::spawn(async move { queue_host.start_queued_messages().await });
         let host = host.clone();
         tauri::async_runtime::spawn(async move {
             host.set_desktop_shell(shell).await;

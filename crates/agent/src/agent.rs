@@ -58,14 +58,7 @@ impl RunOutcome {
     /// The outcome as `Store::finish_run` takes it.
     pub fn to_store(&self) -> pizza_store::RunOutcome {
         pizza_store::RunOutcome {
-            status: match self.status {
-                RunStatus::Running => pizza_store::RunStatus::Running,
-                RunStatus::Succeeded => pizza_store::RunStatus::Succeeded,
-                RunStatus::Failed => pizza_store::RunStatus::Failed,
-                RunStatus::Interrupted => pizza_store::RunStatus::Interrupted,
-                RunStatus::Cancelled => pizza_store::RunStatus::Cancelled,
-                RunStatus::TimedOut => pizza_store::RunStatus::TimedOut,
-            },
+            status: self.status.into(),
             error: self.error.as_ref().map(|e| pizza_store::RunError {
                 code: e.code.as_str().to_owned(),
                 message: e.message.clone(),

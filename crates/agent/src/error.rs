@@ -35,15 +35,7 @@ impl Error {
     pub fn to_api_error(&self) -> ApiError {
         match self {
             Self::Model(e) => model_api_error(e),
-            Self::Store(e) => {
-                let code = match e {
-                    pizza_store::Error::NotFound { .. } => ErrorCode::NotFound,
-                    pizza_store::Error::Conflict(_) => ErrorCode::Conflict,
-                    pizza_store::Error::InvalidInput(_) => ErrorCode::InvalidInput,
-                    _ => ErrorCode::General,
-                };
-                ApiError::new(code, e.to_string()).retryable(e.is_retryable())
-            }
+            Self::Store(e) => ApiError::new(e.code(), e.to_string()).retryable(e.is_retryable()),
             Self::Conflict(m) => ApiError::new(ErrorCode::Conflict, m.clone()),
             Self::InvalidInput(m) => ApiError::invalid_input(m.clone()),
             Self::Corrupt(m) => ApiError::general(format!("stored run data is unreadable: {m}")),

@@ -12,10 +12,8 @@ use pizza_protocol::{
     ShortcutGetParams, ShortcutSetParams, ShortcutStatus,
 };
 
+use crate::settings::keys;
 use crate::{Host, HostError};
-
-/// Settings key of the chosen shortcut (`""`: turned off; absent: the default).
-const SHORTCUT_KEY: &str = "desktop.quick_ask_shortcut";
 
 /// Why a shortcut could not be registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -88,7 +86,7 @@ impl Host {
         if self.desktop().shell.set(Arc::clone(&shell)).is_err() {
             return self.current_status();
         }
-        let accelerator = match self.store().setting_opt::<String>(SHORTCUT_KEY).await {
+        let accelerator = match keys::QUICK_ASK_SHORTCUT.read(self.store()).await {
             Ok(Some(saved)) => (!saved.is_empty()).then_some(saved),
             Ok(None) => Some(DEFAULT_QUICK_ASK_SHORTCUT.to_owned()),
             Err(error) => {
@@ -173,8 +171,8 @@ impl Host {
             };
             return Err(ApiError::new(code, error.to_string()));
         }
-        self.store()
-            .set_setting(SHORTCUT_KEY, &accelerator.clone().unwrap_or_default())
+        keys::QUICK_ASK_SHORTCUT
+            .write(self.store(), &accelerator.clone().unwrap_or_default())
             .await
             .map_err(HostError::from)?;
         Ok(self.set_status(ShortcutStatus {

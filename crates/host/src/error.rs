@@ -41,25 +41,13 @@ impl From<HostError> for ApiError {
             HostError::DataRootTooNew { .. } | HostError::DataRootDamaged { .. } => {
                 ErrorCode::Conflict
             }
-            HostError::Store(store) => store_code(store),
+            HostError::Store(store) => store.code(),
         };
         let retryable = match &err {
             HostError::Store(store) => store.is_retryable(),
             _ => code.default_retryable(),
         };
         ApiError::new(code, err.to_string()).retryable(retryable)
-    }
-}
-
-fn store_code(err: &pizza_store::Error) -> ErrorCode {
-    use pizza_store::Error as E;
-    match err {
-        E::NotFound { .. } => ErrorCode::NotFound,
-        E::Conflict(_) => ErrorCode::Conflict,
-        E::InvalidInput(_) => ErrorCode::InvalidInput,
-        E::NewerSchema { .. } => ErrorCode::Conflict,
-        E::Database(_) if err.is_retryable() => ErrorCode::ResourceInUse,
-        _ => ErrorCode::General,
     }
 }
 

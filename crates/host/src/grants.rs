@@ -13,7 +13,7 @@ use pizza_store::Store;
 use pizza_tools::{Access, Grant, GrantError, MountSource, Mounts, ToolError};
 
 use crate::memory::ensure_memories_dir;
-use crate::settings::MEMORIES_ENABLED;
+use crate::settings::keys;
 use crate::{Host, HostError};
 
 fn store_err(err: pizza_store::Error) -> ApiError {
@@ -105,9 +105,8 @@ impl MountSource for HostMounts {
             ToolError::failed("The granted folders could not be read right now; try again.")
         };
         let grants = self.store.list_grants().await.map_err(unreadable)?;
-        let enabled: bool = self
-            .store
-            .setting(MEMORIES_ENABLED)
+        let enabled = keys::MEMORIES_ENABLED
+            .read_or_default(&self.store)
             .await
             .map_err(unreadable)?;
         let memories = if enabled {

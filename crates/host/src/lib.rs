@@ -1,11 +1,14 @@
 #![doc = include_str!("../README.md")]
 
+mod activity;
 mod data_root;
 mod desktop;
 mod error;
+mod events;
 mod grants;
 mod memory;
 mod notify;
+mod presence;
 mod providers;
 mod runs;
 mod secrets;
@@ -17,6 +20,7 @@ pub use data_root::{DATA_VERSION, DataRoot};
 pub use desktop::{DesktopShell, ShortcutError};
 pub use error::{HostError, Result};
 pub use notify::{NoNotifier, Notification, NotificationKind, Notifier, NotifyError};
+pub use runs::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 pub use secrets::{NoSecretStore, SecretError, SecretStore};
 pub use shutdown::ShutdownReport;
 
@@ -24,9 +28,6 @@ use pizza_protocol::{ApiError, AppEvent, AppInfo, AppInfoParams, BuildProfile, P
 use pizza_store::{Clock, Store, StoreOptions, SystemClock};
 use std::sync::Arc;
 use tokio::sync::broadcast;
-
-/// App events buffered for a slow listener before it is told it lagged.
-const EVENT_BUFFER: usize = 256;
 
 /// What the embedding app plugs into the host: OS services and the clock.
 #[derive(Clone)]
@@ -95,12 +96,14 @@ struct Inner {
     data_root: DataRoot,
     store: Store,
     providers: providers::ProviderState,
-    events: broadcast::Sender<AppEvent>,
+    events: events::AppEvents,
     runs: runs::Runs,
     /// Serialises grant changes so the overlap check and the write agree.
     grant_changes: tokio::sync::Mutex<()>,
     desktop: desktop::Desktop,
     notifications: notify::Notifications,
+    threads: threads::ThreadService,
+    presence: Arc<presence::WindowPresence>,
 }
 
 impl Host {
@@ -119,18 +122,31 @@ impl Host {
         let mounts: Arc<dyn pizza_tools::MountSource> =
             grants::HostMounts::new(store.clone(), data_root.path().join(memory::MEMORIES_DIR));
         notify::init_cursor(&store).await?;
-        let agent = pizza_agent::Agent::new(store.clone());
+        let agent = runs::AgentRuntime::new(store.clone(), mounts);
+        let events = events::AppEvents::default();
+        let presence = Arc::new(presence::WindowPresence::default());
+        let notifications = notify::Notifications::new(
+            options.notifier,
+            store.clone(),
+            Arc::clone(&presence),
+            events.clone(),
+        );
+        let registry = Arc::new(runs::registry::RunRegistry::default());
+        let threads =
+            threads::ThreadService::new(store.clone(), events.clone(), Arc::clone(&registry));
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
                 data_root,
                 store,
                 providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
-                events: broadcast::channel(EVENT_BUFFER).0,
-                runs: runs::Runs::new(agent, mounts),
+                events,
+                runs: runs::Runs::new(agent, registry),
                 grant_changes: tokio::sync::Mutex::new(()),
                 desktop: desktop::Desktop::default(),
-                notifications: notify::Notifications::new(options.notifier),
+                notifications,
+                threads,
+                presence,
             }),
         })
     }
@@ -149,8 +165,7 @@ impl Host {
     }
 
     pub(crate) fn emit(&self, event: AppEvent) {
-        // No listener (no window yet) is fine: lists are re-read when one opens.
-        let _ = self.inner.events.send(event);
+        self.inner.events.emit(event);
     }
 
     /// Closes the database cleanly; later calls fail.

@@ -23,13 +23,11 @@ use pizza_protocol::{
 use pizza_store as store;
 
 use crate::Host;
+use crate::events::AppEvents;
+use crate::presence::WindowPresence;
+use crate::settings::keys;
 pub(crate) use policy::answer_excerpt;
 
-/// Settings key of the last activity cursor handled.
-const CURSOR_KEY: &str = "notifications.cursor";
-/// Settings keys of the per-device toggles.
-pub(crate) const RUN_FINISHED_KEY: &str = "notifications.run_finished";
-pub(crate) const ACTION_REQUIRED_KEY: &str = "notifications.action_required";
 /// Activity entries read per page while announcing.
 const PAGE: u32 = 100;
 
@@ -94,12 +92,14 @@ impl Notifier for NoNotifier {
     }
 }
 
-/// The host's notification state.
+/// The notification service: announces run outcomes from the activity log
+/// and keeps a clicked notification's thread for the window.
 #[derive(Debug)]
 pub(crate) struct Notifications {
     notifier: Arc<dyn Notifier>,
-    /// Whether the main window has the input focus.
-    focused: AtomicBool,
+    store: store::Store,
+    presence: Arc<WindowPresence>,
+    events: AppEvents,
     /// The thread a clicked notification asks the window to show.
     pending_open: Mutex<Option<ThreadId>>,
     /// One announcer at a time, so the cursor only moves forward.
@@ -108,22 +108,10 @@ pub(crate) struct Notifications {
     said_unavailable: AtomicBool,
 }
 
-impl Notifications {
-    pub(crate) fn new(notifier: Arc<dyn Notifier>) -> Self {
-        Self {
-            notifier,
-            focused: AtomicBool::new(false),
-            pending_open: Mutex::default(),
-            announcing: tokio::sync::Mutex::new(()),
-            said_unavailable: AtomicBool::new(false),
-        }
-    }
-}
-
 /// Starts the cursor at the end of the log the first time, so outcomes from
 /// before notifications existed are never announced.
 pub(crate) async fn init_cursor(store: &store::Store) -> store::Result<()> {
-    if store.setting_opt::<i64>(CURSOR_KEY).await?.is_some() {
+    if keys::NOTIFICATIONS_CURSOR.read(store).await?.is_some() {
         return Ok(());
     }
     let mut last = 0;
@@ -134,116 +122,102 @@ pub(crate) async fn init_cursor(store: &store::Store) -> store::Result<()> {
             None => break,
         }
     }
-    store.set_setting(CURSOR_KEY, &last).await
+    keys::NOTIFICATIONS_CURSOR.write(store, &last).await
 }
 
-impl Host {
-    fn notifications(&self) -> &Notifications {
-        &self.inner.notifications
+impl Notifications {
+    pub(crate) fn new(
+        notifier: Arc<dyn Notifier>,
+        store: store::Store,
+        presence: Arc<WindowPresence>,
+        events: AppEvents,
+    ) -> Self {
+        Self {
+            notifier,
+            store,
+            presence,
+            events,
+            pending_open: Mutex::default(),
+            announcing: tokio::sync::Mutex::new(()),
+            said_unavailable: AtomicBool::new(false),
+        }
     }
 
-    /// The main window gained (`true`) or lost the input focus.
-    pub fn set_window_focused(&self, focused: bool) {
-        self.notifications()
-            .focused
-            .store(focused, Ordering::Relaxed);
-    }
-
-    /// A notification for `thread_id` was clicked: keeps the request for the
-    /// window (which may not be ready yet) and tells a ready one.
-    pub fn notification_clicked(&self, thread_id: ThreadId) {
+    /// Keeps the request for the window (which may not be ready yet) and
+    /// tells a ready one.
+    pub(crate) fn clicked(&self, thread_id: ThreadId) {
         *self
-            .notifications()
             .pending_open
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(thread_id.clone());
-        self.emit(AppEvent::Navigate { thread_id });
+        self.events.emit(AppEvent::Navigate { thread_id });
     }
 
-    pub async fn notification_take_pending(
-        &self,
-        _params: NotificationTakePendingParams,
-    ) -> Result<Option<ThreadId>, ApiError> {
-        Ok(self
-            .notifications()
-            .pending_open
+    pub(crate) fn take_pending(&self) -> Option<ThreadId> {
+        self.pending_open
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take())
+            .take()
     }
 
-    pub async fn notification_status(
-        &self,
-        _params: NotificationStatusParams,
-    ) -> Result<NotificationStatus, ApiError> {
-        let notifier = Arc::clone(&self.notifications().notifier);
+    pub(crate) async fn status(&self) -> NotificationStatus {
+        let notifier = Arc::clone(&self.notifier);
         let available = tokio::task::spawn_blocking(move || notifier.available())
             .await
             .unwrap_or(false);
-        Ok(NotificationStatus { available })
+        NotificationStatus { available }
     }
 
-    pub(crate) async fn notification_prefs(&self) -> Result<NotificationPrefs, store::Error> {
+    pub(crate) async fn prefs(&self) -> Result<NotificationPrefs, store::Error> {
         let defaults = NotificationPrefs::default();
         Ok(NotificationPrefs {
-            run_finished: self
-                .store()
-                .setting_opt(RUN_FINISHED_KEY)
+            run_finished: keys::NOTIFY_RUN_FINISHED
+                .read(&self.store)
                 .await?
                 .unwrap_or(defaults.run_finished),
-            action_required: self
-                .store()
-                .setting_opt(ACTION_REQUIRED_KEY)
+            action_required: keys::NOTIFY_ACTION_REQUIRED
+                .read(&self.store)
                 .await?
                 .unwrap_or(defaults.action_required),
         })
     }
 
-    /// Announces the outcomes recorded while the app was not running (or
-    /// that it died before announcing). Call once the app can route clicks.
-    pub async fn announce_missed(&self) {
-        self.announce_outcomes().await;
-    }
-
     /// Announces every activity entry after the cursor, moving the cursor
     /// past each one. Failures are logged: an outcome is never announced
     /// twice, and one that could not be shown still shows in the window.
-    pub(crate) async fn announce_outcomes(&self) {
-        let _one = self.notifications().announcing.lock().await;
+    pub(crate) async fn announce(&self) {
+        let _one = self.announcing.lock().await;
         if let Err(error) = self.announce_after_cursor().await {
             tracing::warn!(%error, "could not announce run outcomes");
         }
     }
 
     async fn announce_after_cursor(&self) -> Result<(), store::Error> {
-        let mut cursor: i64 = self.store().setting(CURSOR_KEY).await?;
-        let prefs = self.notification_prefs().await?;
+        let mut cursor = keys::NOTIFICATIONS_CURSOR
+            .read_or_default(&self.store)
+            .await?;
+        let prefs = self.prefs().await?;
         loop {
-            let entries = self.store().activity_since(cursor, PAGE).await?;
+            let entries = self.store.activity_since(cursor, PAGE).await?;
             if entries.is_empty() {
                 return Ok(());
             }
             for entry in entries {
                 if let Some(notification) = policy::notification_for(&entry, prefs)
-                    && !self.is_in_view(&entry.thread_id)
+                    && !self.presence.is_in_view(&entry.thread_id)
                 {
                     self.show(notification).await;
                 }
                 cursor = entry.cursor;
-                self.store().set_setting(CURSOR_KEY, &cursor).await?;
+                keys::NOTIFICATIONS_CURSOR
+                    .write(&self.store, &cursor)
+                    .await?;
             }
         }
     }
 
-    /// Focused on the thread: the user sees the outcome already.
-    fn is_in_view(&self, thread_id: &str) -> bool {
-        self.notifications().focused.load(Ordering::Relaxed)
-            && self.viewing().as_deref() == Some(thread_id)
-    }
-
     async fn show(&self, notification: Notification) {
-        let state = self.notifications();
-        let notifier = Arc::clone(&state.notifier);
+        let notifier = Arc::clone(&self.notifier);
         let thread_id = notification.thread_id.clone();
         let shown = tokio::task::spawn_blocking(move || {
             if notifier.available() {
@@ -261,9 +235,9 @@ impl Host {
             })
         });
         match shown {
-            Ok(()) => state.said_unavailable.store(false, Ordering::Relaxed),
+            Ok(()) => self.said_unavailable.store(false, Ordering::Relaxed),
             Err(NotifyError::Unavailable { reason }) => {
-                if !state.said_unavailable.swap(true, Ordering::Relaxed) {
+                if !self.said_unavailable.swap(true, Ordering::Relaxed) {
                     tracing::info!(
                         reason,
                         "notifications unavailable; outcomes show in the window only"
@@ -272,6 +246,47 @@ impl Host {
             }
             Err(error) => tracing::warn!(%error, thread_id, "notification not shown"),
         }
+    }
+}
+
+/// The notification commands: thin calls of the service.
+impl Host {
+    /// The main window gained (`true`) or lost the input focus.
+    pub fn set_window_focused(&self, focused: bool) {
+        self.inner.presence.set_focused(focused);
+    }
+
+    /// A notification for `thread_id` was clicked.
+    pub fn notification_clicked(&self, thread_id: ThreadId) {
+        self.inner.notifications.clicked(thread_id);
+    }
+
+    pub async fn notification_take_pending(
+        &self,
+        _params: NotificationTakePendingParams,
+    ) -> Result<Option<ThreadId>, ApiError> {
+        Ok(self.inner.notifications.take_pending())
+    }
+
+    pub async fn notification_status(
+        &self,
+        _params: NotificationStatusParams,
+    ) -> Result<NotificationStatus, ApiError> {
+        Ok(self.inner.notifications.status().await)
+    }
+
+    pub(crate) async fn notification_prefs(&self) -> Result<NotificationPrefs, store::Error> {
+        self.inner.notifications.prefs().await
+    }
+
+    /// Announces the outcomes recorded while the app was not running (or
+    /// that it died before announcing). Call once the app can route clicks.
+    pub async fn announce_missed(&self) {
+        self.announce_outcomes().await;
+    }
+
+    pub(crate) async fn announce_outcomes(&self) {
+        self.inner.notifications.announce().await;
     }
 }
 

@@ -8,6 +8,7 @@ mod errors;
 mod models;
 mod state;
 
+pub(crate) use config::StoredProvider;
 pub(crate) use state::ProviderState;
 
 use crate::Host;

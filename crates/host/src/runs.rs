@@ -1,36 +1,36 @@
 //! The run commands: `run_start`, `run_cancel`, `run_respond`, `run_resume`,
-//! `run_discard`, `thread_subscribe` and `thread_viewing`.
+//! `run_discard`, `queue_add`, `queue_remove`, `thread_subscribe` and
+//! `thread_viewing`.
 //!
-//! A run is driven on its own task by the agent; its events go through the
-//! [`RunRegistry`](registry::RunRegistry) to subscribers. Nothing here is tied
-//! to a window: closing one never cancels a run.
+//! Every run starts through [`Host::start`] (`start.rs`) and is driven on
+//! its own task by the agent (`agent_runtime.rs`, the one place that calls
+//! it); its events go through the [`RunRegistry`](registry::RunRegistry) to
+//! subscribers. Nothing here is tied to a window: closing one never cancels
+//! a run, and queued messages wait in the store.
 
+mod agent_runtime;
 mod maintenance;
 mod model;
+mod queue;
 pub(crate) mod recovery;
 pub(crate) mod registry;
+mod start;
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
-use pizza_agent::{Agent, EventSink, RunInput, RunProfile};
 use pizza_protocol::{
-    ApiError, InterruptResponse, RunCancelParams, RunCancelResponse, RunEvent, RunEventFrame,
-    RunRespondParams, RunStartParams, RunStartResponse, ThreadId, ThreadIdParams,
+    ApiError, InterruptResponse, RunCancelParams, RunCancelResponse, RunEventFrame,
+    RunRespondParams, RunStartParams, RunStartResponse, ThreadId, ThreadIdParams, ThreadSource,
     ThreadSubscribeParams, ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
 use pizza_store as store;
 use tokio::sync::mpsc;
 
 use crate::{Host, HostError};
-use model::ResolvedModel;
-use registry::{RunHandle, RunRegistry};
-
-/// Settings keys the agent is configured from (absent: the defaults).
-const MAX_TOOL_CALLS_KEY: &str = "agent.max_tool_calls";
-const REQUIRE_APPROVAL_KEY: &str = "agent.require_approval";
-const PERSONA_KEY: &str = "agent.persona";
+pub(crate) use agent_runtime::AgentRuntime;
+use registry::RunRegistry;
+pub use start::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 
 fn store_err(err: store::Error) -> ApiError {
     HostError::from(err).into()
@@ -39,65 +39,34 @@ fn store_err(err: store::Error) -> ApiError {
 /// The host's run state.
 #[derive(Debug)]
 pub(crate) struct Runs {
-    pub(crate) registry: RunRegistry,
-    agent: Agent,
-    /// Granted folders and the memory folder, for each run's profile.
-    mounts: Arc<dyn pizza_tools::MountSource>,
-    /// The thread the user is looking at (`thread_viewing`).
-    viewing: Mutex<Option<ThreadId>>,
+    pub(crate) registry: Arc<RunRegistry>,
+    agent: AgentRuntime,
     /// Run-end maintenance is serialized per thread.
     maintenance: Mutex<HashMap<ThreadId, Arc<tokio::sync::Mutex<()>>>>,
-    /// Serialises edits of the resumable set.
-    resumable: tokio::sync::Mutex<()>,
     /// Every spawned run, so quitting can wait for them to record their end.
     pub(crate) tasks: tokio_util::task::TaskTracker,
-    /// False while the main window is hidden: nobody is looking at any thread.
-    window_shown: AtomicBool,
 }
 
 impl Runs {
-    pub(crate) fn new(agent: Agent, mounts: Arc<dyn pizza_tools::MountSource>) -> Self {
+    pub(crate) fn new(agent: AgentRuntime, registry: Arc<RunRegistry>) -> Self {
         Self {
-            registry: RunRegistry::default(),
+            registry,
             agent,
-            mounts,
-            viewing: Mutex::default(),
             maintenance: Mutex::default(),
-            resumable: tokio::sync::Mutex::new(()),
             tasks: tokio_util::task::TaskTracker::new(),
-            window_shown: AtomicBool::new(true),
         }
     }
 }
 
-/// One run's profile from the settings as they are now; a missing or
-/// unreadable value keeps its default.
-pub(crate) async fn run_profile(
-    store: &store::Store,
-    mounts: Arc<dyn pizza_tools::MountSource>,
-) -> RunProfile {
-    let mut config = RunProfile {
-        mounts: Some(mounts),
-        ..RunProfile::default()
-    };
-    if let Ok(Some(max)) = store.setting_opt::<i64>(MAX_TOOL_CALLS_KEY).await {
-        config.max_tool_calls = max;
+/// A started run as the run commands answer it.
+fn run_response(started: Started) -> Result<RunStartResponse, ApiError> {
+    match started {
+        Started::Run { thread_id, run_id } => Ok(RunStartResponse { thread_id, run_id }),
+        // Only `WhenBusy::Queue` queues, and these commands refuse instead.
+        Started::Queued { .. } => Err(ApiError::general(
+            "The message was queued instead of sent; it is sent when the thread is free.",
+        )),
     }
-    if let Ok(Some(tools)) = store.setting_opt(REQUIRE_APPROVAL_KEY).await {
-        config.require_approval = Some(tools);
-    }
-    if let Ok(Some(persona)) = store.setting_opt::<String>(PERSONA_KEY).await {
-        config.persona = Some(persona);
-    }
-    config
-}
-
-/// How a spawned run begins.
-enum Begin {
-    /// Commit this user message first.
-    Message(String),
-    /// Continue from the last checkpoint.
-    Checkpoint,
 }
 
 impl Host {
@@ -106,47 +75,27 @@ impl Host {
     }
 
     pub async fn run_start(&self, params: RunStartParams) -> Result<RunStartResponse, ApiError> {
-        let text = params.text.trim();
-        if text.is_empty() {
-            return Err(ApiError::invalid_input("A message needs some text."));
-        }
-        let (thread_id, reservation, model) = match &params.thread_id {
-            Some(id) => {
-                let thread = self.store().thread(id).await.map_err(store_err)?;
-                // Busy first: the composer queues on CONFLICT without waiting.
-                let reservation = self.runs().registry.reserve(&thread.id)?;
-                let model = self
-                    .resolve_model(params.model.as_deref(), thread.model.as_deref())
-                    .await?;
-                (thread.id, reservation, model)
-            }
-            None => {
-                let model = self.resolve_model(params.model.as_deref(), None).await?;
-                let thread = self
-                    .store()
-                    .create_thread(store::NewThread {
-                        model: Some(model.key.clone()),
-                        source: Some(store::ThreadSource::User),
-                        ..store::NewThread::default()
-                    })
-                    .await
-                    .map_err(store_err)?;
-                let reservation = self.runs().registry.reserve(&thread.id)?;
-                (thread.id, reservation, model)
-            }
+        let target = match params.thread_id {
+            Some(id) => StartTarget::Thread(id),
+            None => StartTarget::NewThread {
+                source: ThreadSource::User,
+                folder_id: None,
+                title: None,
+            },
         };
-        let run = self
-            .store()
-            .create_run(&thread_id, store::RunSource::User)
-            .await
-            .map_err(store_err)?;
-        let handle = reservation.bind(run.id.clone());
-        self.spawn_run(handle, &thread_id, model, Begin::Message(text.to_owned()));
-        self.threads_changed(Some(&thread_id));
-        Ok(RunStartResponse {
-            thread_id,
-            run_id: run.id,
-        })
+        run_response(
+            self.start(RunStart {
+                target,
+                begin: RunBegin::Message {
+                    text: params.text,
+                    attachments: Vec::new(),
+                },
+                source: RunSource::User,
+                model: params.model,
+                when_busy: WhenBusy::Refuse,
+            })
+            .await?,
+        )
     }
 
     pub async fn run_cancel(&self, params: RunCancelParams) -> Result<RunCancelResponse, ApiError> {
@@ -161,47 +110,67 @@ impl Host {
         &self,
         params: RunRespondParams,
     ) -> Result<RunStartResponse, ApiError> {
+        run_response(
+            self.start(RunStart {
+                target: StartTarget::Thread(params.thread_id),
+                begin: RunBegin::Decisions(InterruptResponse {
+                    interrupt_id: params.interrupt_id,
+                    decisions: params.decisions,
+                }),
+                source: RunSource::User,
+                model: None,
+                when_busy: WhenBusy::Refuse,
+            })
+            .await?,
+        )
+    }
+
+    /// Whether the thread offers Resume / Discard.
+    pub(crate) async fn is_resumable(&self, thread_id: &str) -> Result<bool, ApiError> {
+        self.store()
+            .thread_resumable(thread_id)
+            .await
+            .map_err(store_err)
+    }
+
+    pub async fn run_resume(&self, params: ThreadIdParams) -> Result<RunStartResponse, ApiError> {
         let thread = self
             .store()
             .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
-        let reservation = self.runs().registry.reserve(&thread.id)?;
-        let model = self.resolve_model(None, thread.model.as_deref()).await?;
-        // Counters belong to the run that paused; the next run resets them.
-        let paused_run = self
-            .store()
-            .thread_runs(&thread.id, 1)
-            .await
-            .map_err(store_err)?
-            .into_iter()
-            .next()
-            .map(|r| r.id)
-            .unwrap_or_default();
-        let response = InterruptResponse {
-            interrupt_id: params.interrupt_id,
-            decisions: params.decisions,
-        };
-        let tools = pizza_tools::ToolRegistry::with_builtins();
-        let committed = self
-            .runs()
-            .agent
-            .accept_decisions(&thread.id, &paused_run, response, &tools)
-            .await
-            .map_err(|e| e.to_api_error())?;
-        let run = self
-            .store()
-            .create_run(&thread.id, store::RunSource::User)
+        if !self.is_resumable(&thread.id).await? {
+            return Err(ApiError::new(
+                pizza_protocol::ErrorCode::Conflict,
+                "This thread has no interrupted run to resume.",
+            ));
+        }
+        // The new run row ends the offer, in its own transaction.
+        run_response(
+            self.start(RunStart {
+                target: StartTarget::Thread(thread.id),
+                begin: RunBegin::Continue,
+                source: RunSource::User,
+                model: None,
+                when_busy: WhenBusy::Refuse,
+            })
+            .await?,
+        )
+    }
+
+    pub async fn run_discard(&self, params: ThreadIdParams) -> Result<(), ApiError> {
+        self.store()
+            .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
-        let handle = reservation.bind(run.id.clone());
-        handle.announce_after_start(committed);
-        self.clear_awaiting_action(&thread.id).await?;
-        self.spawn_run(handle, &thread.id, model, Begin::Checkpoint);
-        Ok(RunStartResponse {
-            thread_id: thread.id,
-            run_id: run.id,
-        })
+        self.store()
+            .clear_resumable(&params.thread_id)
+            .await
+            .map_err(store_err)?;
+        self.clear_awaiting_action(&params.thread_id).await?;
+        // What was queued behind the offer goes now.
+        self.start_next_queued(&params.thread_id).await;
+        Ok(())
     }
 
     /// Streams the thread's frames: the buffered ones after `since`, then
@@ -240,11 +209,7 @@ impl Host {
     }
 
     pub async fn thread_viewing(&self, params: ThreadViewingParams) -> Result<(), ApiError> {
-        *self
-            .runs()
-            .viewing
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = params.thread_id;
+        self.inner.presence.set_viewing(params.thread_id);
         Ok(())
     }
 
@@ -256,18 +221,7 @@ impl Host {
     /// Whether the main window is on screen. While it is hidden, no thread
     /// counts as viewed, so finished work lands in Unread.
     pub fn set_window_shown(&self, shown: bool) {
-        self.runs().window_shown.store(shown, Ordering::Relaxed);
-    }
-
-    pub(crate) fn viewing(&self) -> Option<ThreadId> {
-        if !self.runs().window_shown.load(Ordering::Relaxed) {
-            return None;
-        }
-        self.runs()
-            .viewing
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.inner.presence.set_shown(shown);
     }
 
     async fn clear_awaiting_action(&self, thread_id: &str) -> Result<(), ApiError> {
@@ -284,125 +238,11 @@ impl Host {
         self.threads_changed(Some(thread_id));
         Ok(())
     }
-
-    fn spawn_run(
-        &self,
-        handle: Arc<RunHandle>,
-        thread_id: &str,
-        model: ResolvedModel,
-        begin: Begin,
-    ) {
-        let host = self.clone();
-        let thread_id = thread_id.to_owned();
-        self.runs()
-            .tasks
-            .spawn(async move { host.drive(handle, thread_id, model, begin).await });
-    }
-
-    async fn drive(
-        &self,
-        handle: Arc<RunHandle>,
-        thread_id: ThreadId,
-        model: ResolvedModel,
-        begin: Begin,
-    ) {
-        let run_id = handle.run_id().clone();
-        let (new_user_text, resume) = match begin {
-            Begin::Message(text) => (Some(text), false),
-            Begin::Checkpoint => (None, true),
-        };
-        let input = RunInput {
-            thread_id: thread_id.clone(),
-            run_id: run_id.clone(),
-            model: Arc::clone(&model.client),
-            model_id: model.model_id.clone(),
-            context_window: model.context_window,
-            new_user_text,
-            profile: Arc::new(run_profile(self.store(), Arc::clone(&self.runs().mounts)).await),
-        };
-        let sink: Arc<dyn EventSink> = handle.clone();
-        let agent = &self.runs().agent;
-        let outcome = if resume {
-            agent.resume(input, sink, handle.cancel_token()).await
-        } else {
-            agent.run(input, sink, handle.cancel_token()).await
-        };
-        if let Err(error) = self.store().finish_run(&run_id, outcome.to_store()).await {
-            tracing::warn!(%error, run_id, "could not record the end of a run");
-        }
-        handle.finish(RunEvent::RunFinished {
-            status: outcome.status,
-            error: outcome.error.clone(),
-        });
-        self.after_run(&thread_id, &run_id, &outcome, &model).await;
-    }
-}
-
-/// Settings key of the threads whose run the app's restart interrupted.
-const RESUMABLE_KEY: &str = "runs.resumable";
-
-impl Host {
-    async fn resumable_set(&self) -> Result<BTreeMap<ThreadId, String>, ApiError> {
-        self.store().setting(RESUMABLE_KEY).await.map_err(store_err)
-    }
-
-    /// Whether the thread offers Resume / Discard.
-    pub(crate) async fn is_resumable(&self, thread_id: &str) -> Result<bool, ApiError> {
-        Ok(self.resumable_set().await?.contains_key(thread_id))
-    }
-
-    pub async fn run_resume(&self, params: ThreadIdParams) -> Result<RunStartResponse, ApiError> {
-        let thread = self
-            .store()
-            .thread(&params.thread_id)
-            .await
-            .map_err(store_err)?;
-        if !self.is_resumable(&thread.id).await? {
-            return Err(ApiError::new(
-                pizza_protocol::ErrorCode::Conflict,
-                "This thread has no interrupted run to resume.",
-            ));
-        }
-        let reservation = self.runs().registry.reserve(&thread.id)?;
-        let model = self.resolve_model(None, thread.model.as_deref()).await?;
-        let run = self
-            .store()
-            .create_run(&thread.id, store::RunSource::User)
-            .await
-            .map_err(store_err)?;
-        let handle = reservation.bind(run.id.clone());
-        self.forget_resumable(&thread.id).await?;
-        self.spawn_run(handle, &thread.id, model, Begin::Checkpoint);
-        Ok(RunStartResponse {
-            thread_id: thread.id,
-            run_id: run.id,
-        })
-    }
-
-    pub async fn run_discard(&self, params: ThreadIdParams) -> Result<(), ApiError> {
-        self.store()
-            .thread(&params.thread_id)
-            .await
-            .map_err(store_err)?;
-        self.forget_resumable(&params.thread_id).await
-    }
-
-    async fn forget_resumable(&self, thread_id: &str) -> Result<(), ApiError> {
-        {
-            let _edit = self.runs().resumable.lock().await;
-            let mut set = self.resumable_set().await?;
-            if set.remove(thread_id).is_some() {
-                self.store()
-                    .set_setting(RESUMABLE_KEY, &set)
-                    .await
-                    .map_err(store_err)?;
-            }
-        }
-        self.clear_awaiting_action(thread_id).await
-    }
 }
 
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(test)]
 mod tests_hitl;
+#[cfg(test)]
+mod tests_queue;

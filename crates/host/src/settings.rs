@@ -2,18 +2,15 @@
 //! table, one key per preference so a bad value only resets itself. The
 //! settings live in the data root, so they are per device.
 
-use crate::Host;
-use pizza_protocol::{ApiError, Settings, SettingsGetParams, SettingsPatch, Theme};
+pub(crate) mod keys;
 
-const THEME: &str = "ui.theme";
-/// Whether the agent sees `/memories/` (off unless the person turns it on).
-pub(crate) const MEMORIES_ENABLED: &str = "memory.enabled";
+use crate::Host;
+use pizza_protocol::{ApiError, Settings, SettingsGetParams, SettingsPatch};
 
 impl Host {
     pub async fn settings_get(&self, _params: SettingsGetParams) -> Result<Settings, ApiError> {
-        let theme: Theme = self
-            .store()
-            .setting(THEME)
+        let theme = keys::THEME
+            .read_or_default(self.store())
             .await
             .map_err(crate::HostError::from)?;
         let notifications = self
@@ -43,27 +40,23 @@ impl Host {
                         .with_details(e.to_string())
                     })?;
             }
-            self.store()
-                .set_setting(MEMORIES_ENABLED, &enabled)
+            keys::MEMORIES_ENABLED
+                .write(self.store(), &enabled)
                 .await
                 .map_err(crate::HostError::from)?;
         }
         if let Some(theme) = patch.theme {
-            self.store()
-                .set_setting(THEME, &theme)
+            keys::THEME
+                .write(self.store(), &theme)
                 .await
                 .map_err(crate::HostError::from)?;
         }
         for (key, value) in [
-            (crate::notify::RUN_FINISHED_KEY, patch.notify_run_finished),
-            (
-                crate::notify::ACTION_REQUIRED_KEY,
-                patch.notify_action_required,
-            ),
+            (keys::NOTIFY_RUN_FINISHED, patch.notify_run_finished),
+            (keys::NOTIFY_ACTION_REQUIRED, patch.notify_action_required),
         ] {
             if let Some(on) = value {
-                self.store()
-                    .set_setting(key, &on)
+                key.write(self.store(), &on)
                     .await
                     .map_err(crate::HostError::from)?;
             }
@@ -73,9 +66,8 @@ impl Host {
 
     /// The memory setting as stored (off when missing or unreadable).
     pub(crate) async fn memories_enabled(&self) -> Result<bool, ApiError> {
-        Ok(self
-            .store()
-            .setting::<bool>(MEMORIES_ENABLED)
+        Ok(keys::MEMORIES_ENABLED
+            .read_or_default(self.store())
             .await
             .map_err(crate::HostError::from)?)
     }

@@ -1,14 +1,18 @@
 //! Thread and folder commands over the store, and the `threads_changed` notice.
 
+use crate::events::AppEvents;
+use crate::runs::registry::RunRegistry;
 use crate::{Host, HostError};
 use pizza_protocol::{
     ApiError, AppEvent, CheckpointView, Folder, FolderCreateParams, FolderDeleteParams,
-    FolderListParams, FolderUpdateParams, SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail,
-    ThreadForkParams, ThreadGetParams, ThreadIdParams, ThreadListParams, ThreadListResponse,
-    ThreadSearchParams, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
+    FolderListParams, FolderUpdateParams, RunBrief, SearchHit, SnippetPart, ThreadCreateParams,
+    ThreadDetail, ThreadForkParams, ThreadGetParams, ThreadIdParams, ThreadListParams,
+    ThreadListResponse, ThreadSearchParams, ThreadSummary, ThreadUpdateParams, ThreadView,
+    ViewCounts,
 };
 use pizza_store as store;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 mod convert;
 mod export;
@@ -24,13 +28,30 @@ fn store_err(err: store::Error) -> ApiError {
     HostError::from(err).into()
 }
 
-impl Host {
-    pub async fn thread_create(
+/// Threads and folders over the store, with each thread's live run (from
+/// the run registry) and last outcome, and the `threads_changed` notice.
+#[derive(Debug)]
+pub(crate) struct ThreadService {
+    store: store::Store,
+    events: AppEvents,
+    registry: Arc<RunRegistry>,
+}
+
+impl ThreadService {
+    pub(crate) fn new(store: store::Store, events: AppEvents, registry: Arc<RunRegistry>) -> Self {
+        Self {
+            store,
+            events,
+            registry,
+        }
+    }
+
+    pub(crate) async fn thread_create(
         &self,
         params: ThreadCreateParams,
     ) -> Result<ThreadSummary, ApiError> {
         let thread = self
-            .store()
+            .store
             .create_thread(store::NewThread {
                 title: params.title,
                 folder_id: params.folder_id,
@@ -42,7 +63,7 @@ impl Host {
         Ok(summary(thread))
     }
 
-    pub async fn thread_list(
+    pub(crate) async fn thread_list(
         &self,
         params: ThreadListParams,
     ) -> Result<ThreadListResponse, ApiError> {
@@ -62,12 +83,22 @@ impl Host {
             limit: params.limit.unwrap_or(DEFAULT_PAGE),
         };
         let (page, counts) = tokio::try_join!(
-            self.store().list_threads(&query),
-            self.store().thread_counts(&folder)
+            self.store.list_threads(&query),
+            self.store.thread_counts(&folder)
         )
         .map_err(store_err)?;
+        let ids: Vec<String> = page.threads.iter().map(|t| t.id.clone()).collect();
+        // One query for the whole page's outcomes, never one per thread.
+        let mut last_runs = self.store.last_ended_runs(&ids).await.map_err(store_err)?;
         Ok(ThreadListResponse {
-            threads: page.threads.into_iter().map(summary).collect(),
+            threads: page
+                .threads
+                .into_iter()
+                .map(|thread| {
+                    let last_run = last_runs.remove(&thread.id);
+                    self.with_runs(summary(thread), last_run)
+                })
+                .collect(),
             next_cursor: page.next_cursor,
             counts: ViewCounts {
                 all: counts.all,
@@ -77,18 +108,26 @@ impl Host {
         })
     }
 
-    pub async fn thread_get(&self, params: ThreadGetParams) -> Result<ThreadDetail, ApiError> {
-        let store = self.store();
+    pub(crate) async fn thread_get(
+        &self,
+        params: ThreadGetParams,
+    ) -> Result<ThreadDetail, ApiError> {
+        let store = &self.store;
         let thread = store.thread(&params.thread_id).await.map_err(store_err)?;
         let limit = params.limit.unwrap_or(DEFAULT_PAGE);
-        let (page, head) = tokio::try_join!(
+        let ids = [thread.id.clone()];
+        let (page, head, queued, mut last_runs, resumable) = tokio::try_join!(
             store.messages_before(&thread.id, params.before_seq, limit),
             // Only the newest checkpoint: its interrupt is the pending one.
-            store.history(&thread.id, None, 1)
+            store.history(&thread.id, None, 1),
+            store.queued_messages(&thread.id),
+            store.last_ended_runs(&ids),
+            store.thread_resumable(&thread.id)
         )
         .map_err(store_err)?;
+        let last_run = last_runs.remove(&thread.id);
         Ok(ThreadDetail {
-            thread: summary(thread),
+            thread: self.with_runs(summary(thread), last_run),
             messages: page.messages.iter().map(message_view).collect(),
             has_more_before: page.has_more,
             // An interrupt the agent wrote always parses; a damaged one shows none.
@@ -97,12 +136,12 @@ impl Host {
                 .next()
                 .and_then(|c| c.interrupt)
                 .and_then(|value| serde_json::from_value(value).ok()),
-            queued: Vec::new(),
-            resumable: self.is_resumable(&params.thread_id).await?,
+            queued,
+            resumable,
         })
     }
 
-    pub async fn thread_update(
+    pub(crate) async fn thread_update(
         &self,
         params: ThreadUpdateParams,
     ) -> Result<ThreadSummary, ApiError> {
@@ -114,7 +153,7 @@ impl Host {
             ..store::ThreadUpdate::default()
         };
         let thread = self
-            .store()
+            .store
             .update_thread(&params.thread_id, update)
             .await
             .map_err(store_err)?;
@@ -122,8 +161,8 @@ impl Host {
         Ok(summary(thread))
     }
 
-    pub async fn thread_delete(&self, params: ThreadIdParams) -> Result<(), ApiError> {
-        self.store()
+    pub(crate) async fn thread_delete(&self, params: ThreadIdParams) -> Result<(), ApiError> {
+        self.store
             .delete_thread(&params.thread_id)
             .await
             .map_err(store_err)?;
@@ -131,9 +170,12 @@ impl Host {
         Ok(())
     }
 
-    pub async fn thread_fork(&self, params: ThreadForkParams) -> Result<ThreadSummary, ApiError> {
+    pub(crate) async fn thread_fork(
+        &self,
+        params: ThreadForkParams,
+    ) -> Result<ThreadSummary, ApiError> {
         let parent = self
-            .store()
+            .store
             .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
@@ -143,7 +185,7 @@ impl Host {
             .take(FORK_TITLE_MAX)
             .collect();
         let thread = self
-            .store()
+            .store
             .fork_thread(&params.thread_id, &params.message_id, Some(&title))
             .await
             .map_err(store_err)?;
@@ -151,12 +193,12 @@ impl Host {
         Ok(summary(thread))
     }
 
-    pub async fn thread_history(
+    pub(crate) async fn thread_history(
         &self,
         params: ThreadIdParams,
     ) -> Result<Vec<CheckpointView>, ApiError> {
         let checkpoints = self
-            .store()
+            .store
             .history(&params.thread_id, None, store::HISTORY_PAGE_MAX)
             .await
             .map_err(store_err)?;
@@ -173,12 +215,12 @@ impl Host {
             .collect())
     }
 
-    pub async fn thread_search(
+    pub(crate) async fn thread_search(
         &self,
         params: ThreadSearchParams,
     ) -> Result<Vec<SearchHit>, ApiError> {
         let hits = self
-            .store()
+            .store
             .search(&params.q, params.limit.unwrap_or(DEFAULT_PAGE))
             .await
             .map_err(store_err)?;
@@ -186,11 +228,7 @@ impl Host {
         let mut titles: HashMap<String, String> = HashMap::new();
         for hit in &hits {
             if !titles.contains_key(&hit.thread_id) {
-                let thread = self
-                    .store()
-                    .thread(&hit.thread_id)
-                    .await
-                    .map_err(store_err)?;
+                let thread = self.store.thread(&hit.thread_id).await.map_err(store_err)?;
                 titles.insert(thread.id, thread.title);
             }
         }
@@ -207,9 +245,12 @@ impl Host {
             .collect())
     }
 
-    pub async fn folder_create(&self, params: FolderCreateParams) -> Result<Folder, ApiError> {
+    pub(crate) async fn folder_create(
+        &self,
+        params: FolderCreateParams,
+    ) -> Result<Folder, ApiError> {
         let folder = self
-            .store()
+            .store
             .create_folder(&params.name)
             .await
             .map_err(store_err)?;
@@ -217,18 +258,24 @@ impl Host {
         Ok(convert::folder(folder))
     }
 
-    pub async fn folder_list(&self, _params: FolderListParams) -> Result<Vec<Folder>, ApiError> {
-        let folders = self.store().list_folders().await.map_err(store_err)?;
+    pub(crate) async fn folder_list(
+        &self,
+        _params: FolderListParams,
+    ) -> Result<Vec<Folder>, ApiError> {
+        let folders = self.store.list_folders().await.map_err(store_err)?;
         Ok(folders.into_iter().map(convert::folder).collect())
     }
 
-    pub async fn folder_update(&self, params: FolderUpdateParams) -> Result<Folder, ApiError> {
+    pub(crate) async fn folder_update(
+        &self,
+        params: FolderUpdateParams,
+    ) -> Result<Folder, ApiError> {
         let update = store::FolderUpdate {
             name: params.name,
             sort_order: params.sort_order,
         };
         let folder = self
-            .store()
+            .store
             .update_folder(&params.folder_id, update)
             .await
             .map_err(store_err)?;
@@ -236,8 +283,8 @@ impl Host {
         Ok(convert::folder(folder))
     }
 
-    pub async fn folder_delete(&self, params: FolderDeleteParams) -> Result<(), ApiError> {
-        self.store()
+    pub(crate) async fn folder_delete(&self, params: FolderDeleteParams) -> Result<(), ApiError> {
+        self.store
             .delete_folder(&params.folder_id)
             .await
             .map_err(store_err)?;
@@ -245,10 +292,101 @@ impl Host {
         Ok(())
     }
 
+    /// The summary with the thread's live run (from the registry, so a run
+    /// a schedule started shows too) and its last outcome.
+    fn with_runs(&self, mut summary: ThreadSummary, last_run: Option<store::Run>) -> ThreadSummary {
+        summary.live_run_id = self.registry.live_run(&summary.id);
+        summary.last_run = last_run.map(run_brief);
+        summary
+    }
+
     pub(crate) fn threads_changed(&self, thread_id: Option<&str>) {
-        self.emit(AppEvent::ThreadsChanged {
+        self.events.emit(AppEvent::ThreadsChanged {
             thread_id: thread_id.map(str::to_owned),
         });
+    }
+}
+
+/// The thread and folder commands: thin calls of the service.
+impl Host {
+    pub async fn thread_create(
+        &self,
+        params: ThreadCreateParams,
+    ) -> Result<ThreadSummary, ApiError> {
+        self.inner.threads.thread_create(params).await
+    }
+
+    pub async fn thread_list(
+        &self,
+        params: ThreadListParams,
+    ) -> Result<ThreadListResponse, ApiError> {
+        self.inner.threads.thread_list(params).await
+    }
+
+    pub async fn thread_get(&self, params: ThreadGetParams) -> Result<ThreadDetail, ApiError> {
+        self.inner.threads.thread_get(params).await
+    }
+
+    pub async fn thread_update(
+        &self,
+        params: ThreadUpdateParams,
+    ) -> Result<ThreadSummary, ApiError> {
+        self.inner.threads.thread_update(params).await
+    }
+
+    pub async fn thread_delete(&self, params: ThreadIdParams) -> Result<(), ApiError> {
+        self.inner.threads.thread_delete(params).await
+    }
+
+    pub async fn thread_fork(&self, params: ThreadForkParams) -> Result<ThreadSummary, ApiError> {
+        self.inner.threads.thread_fork(params).await
+    }
+
+    pub async fn thread_history(
+        &self,
+        params: ThreadIdParams,
+    ) -> Result<Vec<CheckpointView>, ApiError> {
+        self.inner.threads.thread_history(params).await
+    }
+
+    pub async fn thread_search(
+        &self,
+        params: ThreadSearchParams,
+    ) -> Result<Vec<SearchHit>, ApiError> {
+        self.inner.threads.thread_search(params).await
+    }
+
+    pub async fn folder_create(&self, params: FolderCreateParams) -> Result<Folder, ApiError> {
+        self.inner.threads.folder_create(params).await
+    }
+
+    pub async fn folder_update(&self, params: FolderUpdateParams) -> Result<Folder, ApiError> {
+        self.inner.threads.folder_update(params).await
+    }
+
+    pub async fn folder_delete(&self, params: FolderDeleteParams) -> Result<(), ApiError> {
+        self.inner.threads.folder_delete(params).await
+    }
+
+    pub async fn folder_list(&self, params: FolderListParams) -> Result<Vec<Folder>, ApiError> {
+        self.inner.threads.folder_list(params).await
+    }
+
+    pub(crate) fn threads_changed(&self, thread_id: Option<&str>) {
+        self.inner.threads.threads_changed(thread_id);
+    }
+}
+
+/// A run as lists show it. The store keeps the error code as the protocol
+/// spells it; a code that is not a protocol code (the store's own
+/// `INTERRUPTED_BY_RESTART`) shows as none.
+fn run_brief(run: store::Run) -> RunBrief {
+    RunBrief {
+        error_code: run
+            .error
+            .and_then(|e| serde_json::from_value(serde_json::Value::String(e.code)).ok()),
+        status: run.status.into(),
+        run_id: run.id,
     }
 }
 

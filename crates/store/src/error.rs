@@ -1,9 +1,11 @@
 use std::path::PathBuf;
 
+use pizza_protocol::ErrorCode;
+
 /// Everything the store can refuse or fail with.
 ///
-/// The host maps these to protocol error codes: `NotFound` → `NOT_FOUND`,
-/// `Conflict` → `CONFLICT`, `InvalidInput` → `INVALID_INPUT`, the rest → `GENERAL`.
+/// [`Error::code`] is the one map to protocol error codes; every crate that
+/// reports a store failure uses it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -55,6 +57,21 @@ impl Error {
         match self {
             Self::Database(e) => e.is_busy(),
             _ => false,
+        }
+    }
+
+    /// The protocol code this failure reaches the user with: a busy database
+    /// is `RESOURCE_IN_USE` (and [retryable](Self::is_retryable)), a schema
+    /// from a newer app `CONFLICT`, damage or I/O `GENERAL`.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::Conflict(_) | Self::NewerSchema { .. } => ErrorCode::Conflict,
+            Self::InvalidInput(_) => ErrorCode::InvalidInput,
+            Self::Database(e) if e.is_busy() => ErrorCode::ResourceInUse,
+            Self::Migration { .. } | Self::Io { .. } | Self::Corrupt(_) | Self::Database(_) => {
+                ErrorCode::General
+            }
         }
     }
 

@@ -8,6 +8,8 @@ mod fork;
 mod grants;
 mod messages;
 mod migrate;
+mod protocol_types;
+mod queue;
 mod runs;
 mod search;
 mod settings;
@@ -26,6 +28,7 @@ pub use folders::{Folder, FolderUpdate};
 pub use grants::{GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant};
 pub use messages::{MESSAGE_PAGE_MAX, Message, MessagePage, NewMessage, Role};
 pub use migrate::SCHEMA_VERSION;
+pub use queue::{QUEUE_MAX_PER_THREAD, QUEUED_TEXT_MAX_CHARS, QueuedMessage};
 pub use runs::{
     ACTIVITY_PAGE_MAX, ACTIVITY_RETAINED, ActivityEntry, INTERRUPTED_BY_RESTART, NewActivity, Run,
     RunError, RunOutcome, RunSource, RunStatus,

@@ -30,13 +30,18 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 3,
+        name: "queue_resumable",
+        sql: include_str!("../migrations/0003_queue_resumable.sql"),
+    },
+    Migration {
+        version: 4,
         name: "transcript",
-        sql: include_str!("../migrations/0003_transcript.sql"),
+        sql: include_str!("../migrations/0004_transcript.sql"),
     },
 ];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.

@@ -1,9 +1,11 @@
 //! Runs (one execution on a thread) and the durable activity log of their outcomes.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
+use sqlx::{QueryBuilder, Row, Sqlite};
 
 use crate::checkpoints::ensure_thread;
 use crate::clock::new_id;
@@ -96,6 +98,9 @@ pub struct Run {
     pub usage: Option<Value>,
     pub started_at: i64,
     pub ended_at: Option<i64>,
+    /// The app's restart interrupted this run and the thread offers Resume /
+    /// Discard; cleared by either, and by any newer run on the thread.
+    pub resumable: bool,
 }
 
 /// How a run ended.
@@ -127,8 +132,8 @@ pub struct ActivityEntry {
     pub created_at: i64,
 }
 
-const RUN_COLUMNS: &str =
-    "id, thread_id, status, source, error_code, error_message, usage, started_at, ended_at";
+const RUN_COLUMNS: &str = "id, thread_id, status, source, error_code, error_message, usage, \
+     started_at, ended_at, resumable";
 
 /// Set on runs found live at startup: the process that ran them is gone.
 pub const INTERRUPTED_BY_RESTART: &str = "INTERRUPTED_BY_RESTART";
@@ -149,34 +154,68 @@ fn run_from_row(row: &SqliteRow) -> Result<Run> {
         usage: usage.map(|u| from_json("run usage", &u)).transpose()?,
         started_at: row.try_get("started_at")?,
         ended_at: row.try_get("ended_at")?,
+        resumable: row.try_get("resumable")?,
     })
+}
+
+/// Inserts a live run; `Conflict` when the thread already has one.
+async fn insert_run(
+    tx: &mut sqlx::SqliteConnection,
+    thread_id: &str,
+    source: RunSource,
+    now: i64,
+) -> Result<String> {
+    let id = new_id();
+    ensure_thread(&mut *tx, thread_id).await?;
+    let inserted = sqlx::query(
+        "INSERT INTO runs (id, thread_id, status, source, started_at) \
+         VALUES (?, ?, 'running', ?, ?)",
+    )
+    .bind(&id)
+    .bind(thread_id)
+    .bind(source.as_str())
+    .bind(now)
+    .execute(&mut *tx)
+    .await;
+    if let Err(e) = inserted {
+        let e = Error::from(e);
+        return Err(match &e {
+            Error::Database(db) if db.is_unique_violation() => {
+                Error::Conflict(format!("thread {thread_id} already has a run in progress"))
+            }
+            _ => e,
+        });
+    }
+    // A new run supersedes the restart's offer to resume an older one.
+    sqlx::query("UPDATE runs SET resumable = 0 WHERE thread_id = ? AND resumable = 1")
+        .bind(thread_id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(id)
 }
 
 impl Store {
     /// Starts a run. `Conflict` when the thread already has a live run.
+    /// Any older run's Resume offer on the thread ends with it.
     pub async fn create_run(&self, thread_id: &str, source: RunSource) -> Result<Run> {
-        let id = new_id();
         let mut tx = self.write_tx().await?;
-        ensure_thread(&mut tx, thread_id).await?;
-        let inserted = sqlx::query(
-            "INSERT INTO runs (id, thread_id, status, source, started_at) \
-             VALUES (?, ?, 'running', ?, ?)",
-        )
-        .bind(&id)
-        .bind(thread_id)
-        .bind(source.as_str())
-        .bind(self.now())
-        .execute(&mut *tx)
-        .await;
-        if let Err(e) = inserted {
-            let e = Error::from(e);
-            return Err(match &e {
-                Error::Database(db) if db.is_unique_violation() => {
-                    Error::Conflict(format!("thread {thread_id} already has a run in progress"))
-                }
-                _ => e,
-            });
-        }
+        let id = insert_run(&mut tx, thread_id, source, self.now()).await?;
+        tx.commit().await?;
+        self.run(&id).await
+    }
+
+    /// Starts a run with the thread's queued message `queued_id`, taking the
+    /// message out of the queue in the same transaction: it is sent exactly
+    /// when its run exists. `NotFound` when it was removed meanwhile.
+    pub async fn create_run_from_queue(
+        &self,
+        thread_id: &str,
+        queued_id: &str,
+        source: RunSource,
+    ) -> Result<Run> {
+        let mut tx = self.write_tx().await?;
+        crate::queue::take_queued(&mut tx, thread_id, queued_id).await?;
+        let id = insert_run(&mut tx, thread_id, source, self.now()).await?;
         tx.commit().await?;
         self.run(&id).await
     }
@@ -250,14 +289,14 @@ impl Store {
         rows.iter().map(run_from_row).collect()
     }
 
-    /// Crash recovery at startup: every run still `running` becomes `interrupted`.
-    /// Returns the runs as they are now.
+    /// Crash recovery at startup: every run still `running` becomes
+    /// `interrupted` and resumable, in one statement. Returns the runs as they are now.
     pub async fn interrupt_live_runs(&self) -> Result<Vec<Run>> {
         let mut tx = self.write_tx().await?;
         let sql = format!(
             "UPDATE runs SET status = 'interrupted', error_code = ?, \
-             error_message = 'The app stopped while this run was in progress.', ended_at = ? \
-             WHERE status = 'running' RETURNING {RUN_COLUMNS}"
+             error_message = 'The app stopped while this run was in progress.', ended_at = ?, \
+             resumable = 1 WHERE status = 'running' RETURNING {RUN_COLUMNS}"
         );
         let rows = sqlx::query(&sql)
             .bind(INTERRUPTED_BY_RESTART)
@@ -267,6 +306,50 @@ impl Store {
         let runs = rows.iter().map(run_from_row).collect::<Result<Vec<_>>>()?;
         tx.commit().await?;
         Ok(runs)
+    }
+
+    /// Whether the thread offers Resume / Discard for a run the restart interrupted.
+    pub async fn thread_resumable(&self, thread_id: &str) -> Result<bool> {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM runs WHERE thread_id = ? AND resumable = 1 LIMIT 1")
+                .bind(thread_id)
+                .fetch_optional(self.reader())
+                .await?;
+        Ok(found.is_some())
+    }
+
+    /// Ends the thread's Resume / Discard offer. Returns whether there was one.
+    pub async fn clear_resumable(&self, thread_id: &str) -> Result<bool> {
+        let mut tx = self.write_tx().await?;
+        let done =
+            sqlx::query("UPDATE runs SET resumable = 0 WHERE thread_id = ? AND resumable = 1")
+                .bind(thread_id)
+                .execute(&mut *tx)
+                .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Each thread's newest run that has ended, for a page of threads in one
+    /// query. Threads with no ended run are absent.
+    pub async fn last_ended_runs(&self, thread_ids: &[String]) -> Result<HashMap<String, Run>> {
+        if thread_ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let mut qb: QueryBuilder<'_, Sqlite> = QueryBuilder::new(format!(
+            "SELECT {RUN_COLUMNS} FROM (SELECT {RUN_COLUMNS}, ROW_NUMBER() OVER \
+             (PARTITION BY thread_id ORDER BY started_at DESC, id DESC) AS newest \
+             FROM runs WHERE status != 'running' AND thread_id IN ("
+        ));
+        let mut ids = qb.separated(", ");
+        for id in thread_ids {
+            ids.push_bind(id.clone());
+        }
+        qb.push(")) WHERE newest = 1");
+        let rows = qb.build().fetch_all(self.reader()).await?;
+        rows.iter()
+            .map(|row| run_from_row(row).map(|run| (run.thread_id.clone(), run)))
+            .collect()
     }
 
     /// Appends a terminal outcome and prunes all but the last [`ACTIVITY_RETAINED`].

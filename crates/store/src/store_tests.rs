@@ -155,6 +155,86 @@ async fn failing_migration_on_fresh_db_leaves_it_empty() {
     assert!(!table_exists(&mut conn, "extra").await);
 }
 
+/// A database written before runs carried `resumable`: its offers lived in
+/// the `runs.resumable` settings blob (thread id → run id).
+#[tokio::test]
+async fn the_old_resumable_blob_moves_into_the_run_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let before_column = &MIGRATIONS[..2];
+    let store = Store::open_with_migrations(dir.path(), StoreOptions::default(), before_column)
+        .await
+        .unwrap();
+    let mut conn = raw(dir.path()).await;
+    for (thread, run, status) in [
+        ("ta", "ra", "interrupted"),
+        ("tb", "rb", "interrupted"),
+        ("tc", "rc", "succeeded"),
+    ] {
+        sqlx::query(
+            "INSERT INTO threads (id, title, user_titled, source, created_at, last_activity_at) \
+             VALUES (?, '', 0, 'user', 1, 1)",
+        )
+        .bind(thread)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO runs (id, thread_id, status, source, started_at) VALUES (?, ?, ?, 'user', 1)",
+        )
+        .bind(run)
+        .bind(thread)
+        .bind(status)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    // `tb` was resumed or discarded already: it is not in the blob.
+    sqlx::query("INSERT INTO settings (key, value, updated_at) VALUES ('runs.resumable', ?, 1)")
+        .bind(r#"{"ta":"ra","tc":"rc"}"#)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    drop(conn);
+    store.close().await;
+
+    let store = Store::open(dir.path()).await.unwrap();
+    assert!(store.thread_resumable("ta").await.unwrap());
+    assert!(!store.thread_resumable("tb").await.unwrap());
+    // Only an interrupted run can be resumed.
+    assert!(!store.thread_resumable("tc").await.unwrap());
+    assert_eq!(
+        store
+            .setting_opt::<serde_json::Value>("runs.resumable")
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+#[tokio::test]
+async fn a_damaged_resumable_blob_offers_nothing_and_does_not_block_the_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_with_migrations(dir.path(), StoreOptions::default(), &MIGRATIONS[..2])
+        .await
+        .unwrap();
+    store
+        .set_setting("runs.resumable", &"not an object")
+        .await
+        .unwrap();
+    let mut conn = raw(dir.path()).await;
+    sqlx::query("UPDATE settings SET value = '{broken' WHERE key = 'runs.resumable'")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    drop(conn);
+    store.close().await;
+    let store = Store::open(dir.path()).await.unwrap();
+    assert_eq!(
+        store.threads_with_queued().await.unwrap(),
+        Vec::<String>::new()
+    );
+}
+
 /// A database written before the store had its own transcript type opens,
 /// and its messages read as the parts they meant: same text, same calls, a
 /// tool result whose one string became one text part.

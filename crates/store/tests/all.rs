@@ -9,6 +9,7 @@ mod suite {
     mod folders;
     mod fork;
     mod grants;
+    mod queue;
     mod runs;
     mod search;
     mod settings;

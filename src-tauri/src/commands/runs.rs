@@ -7,6 +7,9 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::RunRespond, _, _>(|host, p| async move { host.run_respond(p).await });
     registry.register::<cmd::RunResume, _, _>(|host, p| async move { host.run_resume(p).await });
     registry.register::<cmd::RunDiscard, _, _>(|host, p| async move { host.run_discard(p).await });
+    registry.register::<cmd::QueueAdd, _, _>(|host, p| async move { host.queue_add(p).await });
+    registry
+        .register::<cmd::QueueRemove, _, _>(|host, p| async move { host.queue_remove(p).await });
     registry.register::<cmd::ThreadUnsubscribe, _, _>(|host, p| async move {
         host.thread_unsubscribe(p).await
     });

@@ -2,9 +2,9 @@
 
 use pizza_protocol::NotificationPrefs;
 use pizza_store as store;
-use serde_json::Value;
 
 use super::{Notification, NotificationKind};
+use crate::activity::ActivityDetail;
 
 /// Longest thread title a notification shows, "…" included.
 pub(crate) const TITLE_MAX_CHARS: usize = 48;
@@ -23,28 +23,33 @@ pub(crate) fn notification_for(
     entry: &store::ActivityEntry,
     prefs: NotificationPrefs,
 ) -> Option<Notification> {
-    let detail = &entry.detail;
+    let detail = ActivityDetail::of(entry);
     let title = truncate(
-        text_field(detail, "title").unwrap_or("Untitled thread"),
+        non_empty(detail.title.as_deref()).unwrap_or("Untitled thread"),
         TITLE_MAX_CHARS,
     );
     let (kind, summary, second) = match entry.status {
         store::RunStatus::Succeeded => {
-            let answer = text_field(detail, "answer")
+            let answer = non_empty(detail.answer.as_deref())
                 .map(|a| truncate(&one_line(a), ANSWER_MAX_CHARS))
                 .unwrap_or_default();
             (NotificationKind::Finished, "Run finished", answer)
         }
-        store::RunStatus::Failed | store::RunStatus::TimedOut => {
-            let hint = text_field(detail, "error")
+        store::RunStatus::Failed => {
+            let hint = non_empty(detail.error.as_deref())
                 .unwrap_or("The run stopped with an error. Open the thread for details.");
             (NotificationKind::Failed, "Run failed", hint.to_owned())
         }
+        store::RunStatus::TimedOut => {
+            let hint = non_empty(detail.error.as_deref())
+                .unwrap_or("The model did not answer in time. Open the thread to try again.");
+            (NotificationKind::Failed, "Run timed out", hint.to_owned())
+        }
         store::RunStatus::Interrupted => {
-            if text_field(detail, "error_code") == Some(INTERRUPTED_BY_RESTART) {
+            if non_empty(detail.error_code.as_deref()) == Some(INTERRUPTED_BY_RESTART) {
                 return None;
             }
-            let tools = tool_names(detail);
+            let tools = tool_names(&detail.tools);
             if tools.is_empty() {
                 return None;
             }
@@ -76,22 +81,14 @@ pub(crate) fn notification_for(
     })
 }
 
-fn text_field<'a>(detail: &'a Value, key: &str) -> Option<&'a str> {
-    detail
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+fn non_empty(text: Option<&str>) -> Option<&str> {
+    text.map(str::trim).filter(|s| !s.is_empty())
 }
 
-fn tool_names(detail: &Value) -> Vec<String> {
-    let mut names: Vec<String> = detail
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(humanize_tool)
+fn tool_names(tools: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = tools
+        .iter()
+        .map(|tool| humanize_tool(tool))
         .filter(|n| !n.is_empty())
         .collect();
     names.dedup();

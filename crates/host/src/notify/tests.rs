@@ -168,6 +168,22 @@ async fn a_failed_run_gives_the_errors_hint_and_a_cancel_is_silent() {
 }
 
 #[tokio::test]
+async fn a_run_that_timed_out_is_recorded_and_announced_as_timed_out() {
+    let root = TempDataRoot::new().unwrap();
+    let model = FakeModel::with_turns([FakeTurn::error(pizza_llm::Error::Timeout {
+        message: "no first byte within 120 s".to_owned(),
+    })]);
+    let recording = Recording::new();
+    let host = open(&root, &model, recording.clone()).await;
+    let thread = run(&host, None, "slow one").await;
+    let runs = host.store().thread_runs(&thread, 1).await.unwrap();
+    assert_eq!(runs[0].status, store::RunStatus::TimedOut);
+    let shown = recording.until(1).await;
+    assert_eq!(shown[0].summary, "Run timed out");
+    assert_eq!(shown[0].kind, NotificationKind::Failed);
+}
+
+#[tokio::test]
 async fn a_paused_run_asks_for_action_naming_the_tool() {
     let root = TempDataRoot::new().unwrap();
     let model = FakeModel::with_turns([FakeTurn::tool_call(

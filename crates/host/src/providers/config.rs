@@ -6,11 +6,6 @@ use pizza_protocol::{ApiError, ModelEnablement};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// One settings row per provider: `providers.<id>`.
-pub(crate) fn settings_key(provider_id: &str) -> String {
-    format!("providers.{provider_id}")
-}
-
 /// The keychain entry holding one secret field of one provider.
 pub(crate) fn keychain_key(provider_id: &str, field: &str) -> String {
     format!("provider.{provider_id}.{field}")

@@ -1,7 +1,7 @@
 //! `model_list`, the default model and context-window overrides.
 
 use super::errors::catalog_status;
-use super::state::OVERRIDES_KEY;
+use crate::settings::keys;
 use crate::{Host, HostError};
 use pizza_llm::ModelDescriptor;
 use pizza_protocol::{
@@ -11,11 +11,6 @@ use pizza_protocol::{
 use pizza_providers::{CatalogListing, automatic_default_model, provider_descriptors};
 use std::collections::BTreeMap;
 
-/// The user's explicit choice; absent means "Automatic".
-const DEFAULT_CHOICE_KEY: &str = "models.default";
-/// The remembered automatic pick, so it only moves when the catalog is
-/// complete and no longer offers it.
-const DEFAULT_AUTO_KEY: &str = "models.default_auto";
 /// Larger than any real model, small enough to catch a typo of zeros.
 const CONTEXT_WINDOW_MAX: u32 = 100_000_000;
 
@@ -102,9 +97,8 @@ impl Host {
         &self,
         _params: ModelDefaultGetParams,
     ) -> Result<ModelDefault, ApiError> {
-        let chosen: Option<String> = self
-            .store()
-            .setting_opt(DEFAULT_CHOICE_KEY)
+        let chosen = keys::DEFAULT_MODEL
+            .read(self.store())
             .await
             .map_err(store_error)?;
         if let Some(chosen) = chosen {
@@ -113,9 +107,8 @@ impl Host {
                 effective: Some(chosen),
             });
         }
-        let remembered: Option<String> = self
-            .store()
-            .setting_opt(DEFAULT_AUTO_KEY)
+        let remembered = keys::DEFAULT_MODEL_AUTO
+            .read(self.store())
             .await
             .map_err(store_error)?;
         let listings = self.enabled_listings().await;
@@ -124,8 +117,8 @@ impl Host {
             && remembered.as_ref() != Some(pick)
         {
             tracing::info!(model = %pick, "automatic default model picked");
-            self.store()
-                .set_setting(DEFAULT_AUTO_KEY, pick)
+            keys::DEFAULT_MODEL_AUTO
+                .write(self.store(), pick)
                 .await
                 .map_err(store_error)?;
         }
@@ -142,8 +135,8 @@ impl Host {
         let state = self.providers_loaded().await;
         match params.model.as_deref().map(str::trim) {
             None | Some("") => {
-                self.store()
-                    .delete_setting(DEFAULT_CHOICE_KEY)
+                keys::DEFAULT_MODEL
+                    .delete(self.store())
                     .await
                     .map_err(store_error)?;
             }
@@ -169,8 +162,8 @@ impl Host {
                         "The provider “{provider_id}” does not offer “{model_id}”."
                     )));
                 }
-                self.store()
-                    .set_setting(DEFAULT_CHOICE_KEY, model)
+                keys::DEFAULT_MODEL
+                    .write(self.store(), &model.to_owned())
                     .await
                     .map_err(store_error)?;
             }
@@ -193,17 +186,16 @@ impl Host {
             )));
         }
         let _write = state.writes.lock().await;
-        let mut overrides: BTreeMap<String, u32> = self
-            .store()
-            .setting(OVERRIDES_KEY)
+        let mut overrides = keys::CONTEXT_OVERRIDES
+            .read_or_default(self.store())
             .await
             .map_err(store_error)?;
         match params.context_window {
             Some(tokens) => overrides.insert(model.to_owned(), tokens),
             None => overrides.remove(model),
         };
-        self.store()
-            .set_setting(OVERRIDES_KEY, &overrides)
+        keys::CONTEXT_OVERRIDES
+            .write(self.store(), &overrides)
             .await
             .map_err(store_error)?;
         state

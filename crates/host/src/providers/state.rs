@@ -1,9 +1,10 @@
 //! The host's provider state: saved configs, the model catalog the agent
 //! resolves `provider:model` through, and local Ollama detection.
 
-use super::config::{SecretRef, StoredProvider, read_env, settings_key};
+use super::config::{SecretRef, StoredProvider, read_env};
 use super::errors::llm_error;
 use crate::secrets::{SecretError, SecretStore};
+use crate::settings::keys;
 use crate::{Host, HostError};
 use pizza_protocol::{ApiError, ErrorCode};
 use pizza_providers::{
@@ -14,7 +15,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Settings key of the user's context-window overrides.
-pub(crate) const OVERRIDES_KEY: &str = "models.context_overrides";
 pub(crate) const OLLAMA: &str = "ollama";
 /// A missing local Ollama must not slow the settings screen down.
 const OLLAMA_PROBE_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -135,11 +135,7 @@ impl Host {
 
     async fn load_providers(&self) {
         let state = self.provider_state();
-        match self
-            .store()
-            .setting::<BTreeMap<String, u32>>(OVERRIDES_KEY)
-            .await
-        {
+        match keys::CONTEXT_OVERRIDES.read_or_default(self.store()).await {
             Ok(overrides) => {
                 for (key, tokens) in overrides {
                     state.catalog.set_context_override(&key, Some(tokens));
@@ -149,11 +145,7 @@ impl Host {
         }
         for descriptor in provider_descriptors() {
             let id = descriptor.id;
-            let stored = match self
-                .store()
-                .setting_opt::<StoredProvider>(&settings_key(id))
-                .await
-            {
+            let stored = match keys::provider(id).read(self.store()).await {
                 Ok(Some(stored)) => stored,
                 Ok(None) => continue,
                 Err(error) => {
@@ -225,15 +217,15 @@ impl Host {
         id: &str,
         stored: &StoredProvider,
     ) -> Result<(), ApiError> {
-        self.store()
-            .set_setting(&settings_key(id), stored)
+        keys::provider(id)
+            .write(self.store(), stored)
             .await
             .map_err(|e| ApiError::from(HostError::from(e)))
     }
 
     pub(crate) async fn delete_provider_config(&self, id: &str) -> Result<(), ApiError> {
-        self.store()
-            .delete_setting(&settings_key(id))
+        keys::provider(id)
+            .delete(self.store())
             .await
             .map_err(|e| ApiError::from(HostError::from(e)))
     }

@@ -13,6 +13,7 @@ use pizza_store as store;
 use super::model::ResolvedModel;
 use super::store_err;
 use crate::Host;
+use crate::activity::ActivityDetail;
 
 /// A title is a glance, not a summary.
 const TITLE_MAX_WORDS: usize = 6;
@@ -24,17 +25,6 @@ const TITLE_TIMEOUT: Duration = Duration::from_secs(30);
 const TITLE_CONTEXT_CHARS: usize = 2_000;
 const TITLE_PROMPT: &str = "Write a title of 2 to 6 words for the conversation the user quotes. \
 Answer with the title only: no quotes, no final punctuation.";
-
-fn store_status(status: RunStatus) -> store::RunStatus {
-    match status {
-        RunStatus::Running => store::RunStatus::Running,
-        RunStatus::Succeeded => store::RunStatus::Succeeded,
-        RunStatus::Failed => store::RunStatus::Failed,
-        RunStatus::Interrupted => store::RunStatus::Interrupted,
-        RunStatus::Cancelled => store::RunStatus::Cancelled,
-        RunStatus::TimedOut => store::RunStatus::TimedOut,
-    }
-}
 
 /// The model's answer made into a title: one line, no quotes or trailing
 /// punctuation, at most 6 words and 60 characters. `None` when nothing is left.
@@ -103,7 +93,7 @@ impl Host {
         outcome: &RunOutcome,
         model: &ResolvedModel,
     ) -> Result<(), ApiError> {
-        let looking = self.viewing().as_deref() == Some(thread_id);
+        let looking = self.inner.presence.is_viewing(thread_id);
         let mut thread = self
             .store()
             .update_thread(
@@ -134,24 +124,24 @@ impl Host {
         } else {
             None
         };
-        let tools: Vec<&str> = outcome
-            .interrupt
-            .iter()
-            .flat_map(|i| i.requests.iter().map(|r| r.tool.as_str()))
-            .collect();
+        let detail = ActivityDetail {
+            title: Some(thread.title.clone()),
+            error: outcome.error.as_ref().map(|e| e.message.clone()),
+            error_code: outcome.error.as_ref().map(|e| e.code.as_str().to_owned()),
+            answer,
+            tools: outcome
+                .interrupt
+                .iter()
+                .flat_map(|i| i.requests.iter().map(|r| r.tool.clone()))
+                .collect(),
+        };
         let entry = self
             .store()
             .append_activity(store::NewActivity {
                 thread_id: thread_id.to_owned(),
                 run_id: Some(run_id.to_owned()),
-                status: store_status(outcome.status),
-                detail: serde_json::json!({
-                    "title": thread.title,
-                    "error": outcome.error.as_ref().map(|e| e.message.clone()),
-                    "error_code": outcome.error.as_ref().map(|e| e.code.as_str()),
-                    "answer": answer,
-                    "tools": tools,
-                }),
+                status: outcome.status.into(),
+                detail: detail.to_value(),
             })
             .await
             .map_err(store_err)?;

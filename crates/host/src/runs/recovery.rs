@@ -1,22 +1,13 @@
 //! Crash recovery: runs that were live when the app stopped.
 
-use std::collections::BTreeMap;
-
 use pizza_store as store;
 
-use super::RESUMABLE_KEY;
-
-/// Marks the runs that were live when the app died as interrupted, and
-/// offers Resume / Discard on their threads (kept in settings until the user
-/// picks one, so the offer survives another restart). Returns how many.
+/// Marks the runs that were live when the app died as interrupted and
+/// resumable (one statement in the store, so the offer survives another
+/// restart), and puts their threads in Action. Returns how many.
 pub(crate) async fn interrupt_live_runs(store: &store::Store) -> store::Result<usize> {
     let runs = store.interrupt_live_runs().await?;
-    if runs.is_empty() {
-        return Ok(0);
-    }
-    let mut resumable: BTreeMap<String, String> = store.setting(RESUMABLE_KEY).await?;
     for run in &runs {
-        resumable.insert(run.thread_id.clone(), run.id.clone());
         store
             .update_thread(
                 &run.thread_id,
@@ -27,7 +18,8 @@ pub(crate) async fn interrupt_live_runs(store: &store::Store) -> store::Result<u
             )
             .await?;
     }
-    store.set_setting(RESUMABLE_KEY, &resumable).await?;
-    tracing::info!(count = runs.len(), "runs interrupted by the last shutdown");
+    if !runs.is_empty() {
+        tracing::info!(count = runs.len(), "runs interrupted by the last shutdown");
+    }
     Ok(runs.len())
 }

@@ -7,7 +7,7 @@ use crate::{DataRoot, HostOptions};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use pizza_llm::{FakeModel, FakeTurn, ModelClient, ModelDescriptor, ModelRequest, StreamEvent};
-use pizza_protocol::{AppEvent, ErrorCode, RunStatus};
+use pizza_protocol::{AppEvent, ErrorCode, RunEvent, RunStatus};
 use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 use super::tests::{MODEL, activity, open, start, subscribe, until_finished};
 use super::*;
 use pizza_llm::{FakeModel, FakeTurn};
-use pizza_protocol::{AppEvent, Decision, ErrorCode, RunStatus, ThreadGetParams};
+use pizza_protocol::{AppEvent, Decision, ErrorCode, RunEvent, RunStatus, ThreadGetParams};
 use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -67,7 +67,7 @@ async fn an_approval_pauses_the_run_and_respond_continues_it_once() {
 
 /// A thread whose run was live when the app died: a committed user message
 /// and a `running` run row, as the store holds them after a crash.
-async fn crashed_thread(host: &Host, text: &str) -> String {
+pub(super) async fn crashed_thread(host: &Host, text: &str) -> String {
     let thread = host
         .store()
         .create_thread(store::NewThread {

@@ -172,3 +172,73 @@ async fn activity_is_cursored_and_pruned_to_the_last_5000() {
         .unwrap_err();
     assert!(matches!(err, Error::InvalidInput(_)), "{err:?}");
 }
+
+#[tokio::test]
+async fn resumable_is_set_with_the_interruption_and_cleared_by_a_newer_run() {
+    let t = open().await;
+    let a = new_thread(&t.store).await;
+    let b = new_thread(&t.store).await;
+    t.store.create_run(&a.id, RunSource::User).await.unwrap();
+    t.store.create_run(&b.id, RunSource::User).await.unwrap();
+    let interrupted = t.store.interrupt_live_runs().await.unwrap();
+    assert!(interrupted.iter().all(|r| r.resumable));
+    assert!(t.store.thread_resumable(&a.id).await.unwrap());
+    assert!(t.store.thread_resumable(&b.id).await.unwrap());
+
+    assert!(t.store.clear_resumable(&a.id).await.unwrap());
+    assert!(!t.store.clear_resumable(&a.id).await.unwrap());
+    assert!(!t.store.thread_resumable(&a.id).await.unwrap());
+
+    let newer = t.store.create_run(&b.id, RunSource::User).await.unwrap();
+    assert!(!newer.resumable);
+    assert!(!t.store.thread_resumable(&b.id).await.unwrap());
+}
+
+#[tokio::test]
+async fn last_ended_runs_give_each_threads_newest_outcome_in_one_query() {
+    let t = open().await;
+    let a = new_thread(&t.store).await;
+    let b = new_thread(&t.store).await;
+    let idle = new_thread(&t.store).await;
+    let finish = |status: RunStatus, code: Option<&str>| RunOutcome {
+        status,
+        error: code.map(|c| RunError {
+            code: c.into(),
+            message: "no".into(),
+        }),
+        usage: None,
+    };
+    let old = t.store.create_run(&a.id, RunSource::User).await.unwrap();
+    t.store
+        .finish_run(&old.id, finish(RunStatus::Succeeded, None))
+        .await
+        .unwrap();
+    t.clock.advance(10);
+    let failed = t.store.create_run(&a.id, RunSource::Trigger).await.unwrap();
+    t.store
+        .finish_run(&failed.id, finish(RunStatus::Failed, Some("RATE_LIMIT")))
+        .await
+        .unwrap();
+    t.clock.advance(10);
+    // Live runs are not outcomes.
+    t.store.create_run(&a.id, RunSource::User).await.unwrap();
+    let only = t.store.create_run(&b.id, RunSource::User).await.unwrap();
+    t.store
+        .finish_run(&only.id, finish(RunStatus::Cancelled, None))
+        .await
+        .unwrap();
+
+    let last = t
+        .store
+        .last_ended_runs(&[a.id.clone(), b.id.clone(), idle.id.clone()])
+        .await
+        .unwrap();
+    assert_eq!(last.len(), 2);
+    assert_eq!(last[&a.id].id, failed.id);
+    assert_eq!(
+        last[&a.id].error.as_ref().map(|e| e.code.as_str()),
+        Some("RATE_LIMIT")
+    );
+    assert_eq!(last[&b.id].status, RunStatus::Cancelled);
+    assert!(t.store.last_ended_runs(&[]).await.unwrap().is_empty());
+}

@@ -1,0 +1,136 @@
+//! Every call into `pizza_agent`, in one place: the run's profile, applying
+//! decisions, and driving the run. The profile is built from the settings
+//! as they are at each run's start ([`AgentRuntime::for_run`]), so a changed
+//! setting applies to the next run without restarting the app.
+
+use std::sync::Arc;
+
+use pizza_agent::{Agent, CancellationToken, EventSink, RunInput, RunOutcome, RunProfile};
+use pizza_protocol::{ApiError, InterruptResponse, MessageView};
+use pizza_store as store;
+use pizza_tools::{MountSource, ToolRegistry};
+
+use super::model::ResolvedModel;
+use crate::settings::keys;
+
+/// What every run shares: the one agent (whose claims make a decision apply
+/// exactly once, whichever run answers it), the tools, the granted folders.
+#[derive(Debug)]
+pub(crate) struct AgentRuntime {
+    store: store::Store,
+    agent: Arc<Agent>,
+    tools: ToolRegistry,
+    mounts: Arc<dyn MountSource>,
+}
+
+/// How a run begins, as the agent sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Begin {
+    /// Commit this user message first.
+    Message(String),
+    /// Continue from the last checkpoint.
+    Checkpoint,
+}
+
+impl AgentRuntime {
+    pub(crate) fn new(store: store::Store, mounts: Arc<dyn MountSource>) -> Self {
+        Self {
+            agent: Arc::new(Agent::new(store.clone())),
+            store,
+            tools: ToolRegistry::with_builtins(),
+            mounts,
+        }
+    }
+
+    /// The agent for one run, with a profile from the settings as they are now.
+    pub(crate) async fn for_run(&self) -> RunAgent {
+        RunAgent {
+            agent: Arc::clone(&self.agent),
+            profile: Arc::new(self.profile().await),
+        }
+    }
+
+    /// The run's profile; a missing or unreadable setting keeps its default.
+    async fn profile(&self) -> RunProfile {
+        let mut profile = RunProfile {
+            tools: self.tools.clone(),
+            mounts: Some(Arc::clone(&self.mounts)),
+            ..RunProfile::default()
+        };
+        let store = &self.store;
+        let (max_key, tools_key, persona_key) = (
+            keys::AGENT_MAX_TOOL_CALLS,
+            keys::AGENT_REQUIRE_APPROVAL,
+            keys::AGENT_PERSONA,
+        );
+        let (max_tool_calls, require_approval, persona) = tokio::join!(
+            max_key.read(store),
+            tools_key.read(store),
+            persona_key.read(store),
+        );
+        if let Ok(Some(max)) = max_tool_calls {
+            profile.max_tool_calls = max;
+        }
+        if let Ok(Some(tools)) = require_approval {
+            profile.require_approval = Some(tools);
+        }
+        if let Ok(Some(persona)) = persona {
+            profile.persona = Some(persona);
+        }
+        profile
+    }
+}
+
+/// One run's agent: the shared agent and this run's profile.
+#[derive(Debug)]
+pub(crate) struct RunAgent {
+    agent: Arc<Agent>,
+    profile: Arc<RunProfile>,
+}
+
+impl RunAgent {
+    /// Applies the user's decisions to the pending interrupt (of the run
+    /// `paused_run`), committing them; returns the messages they committed,
+    /// to announce once the next run has started.
+    pub(crate) async fn accept_decisions(
+        &self,
+        thread_id: &str,
+        paused_run: &str,
+        response: InterruptResponse,
+    ) -> Result<Vec<MessageView>, ApiError> {
+        self.agent
+            .accept_decisions(thread_id, paused_run, response, &self.profile.tools)
+            .await
+            .map_err(|e| e.to_api_error())
+    }
+
+    /// Drives the run to its end.
+    pub(crate) async fn drive(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        model: &ResolvedModel,
+        begin: Begin,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> RunOutcome {
+        let (new_user_text, resume) = match begin {
+            Begin::Message(text) => (Some(text), false),
+            Begin::Checkpoint => (None, true),
+        };
+        let input = RunInput {
+            thread_id: thread_id.to_owned(),
+            run_id: run_id.to_owned(),
+            model: Arc::clone(&model.client),
+            model_id: model.model_id.clone(),
+            context_window: model.context_window,
+            new_user_text,
+            profile: Arc::clone(&self.profile),
+        };
+        if resume {
+            self.agent.resume(input, sink, cancel).await
+        } else {
+            self.agent.run(input, sink, cancel).await
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Every settings key the host reads or writes, with the type of its value:
+//! one table, so a key is never spelled twice or read as another type than
+//! it was written. Reads and writes go through [`Key`]; the strings are the
+//! ones earlier versions wrote, so upgrading keeps every preference.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::marker::PhantomData;
+
+use pizza_protocol::Theme;
+use pizza_store as store;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::providers::StoredProvider;
+
+/// A settings key whose value is a `T`.
+#[derive(Debug)]
+pub(crate) struct Key<T> {
+    name: Cow<'static, str>,
+    value: PhantomData<fn() -> T>,
+}
+
+impl<T> Key<T> {
+    const fn fixed(name: &'static str) -> Self {
+        Self {
+            name: Cow::Borrowed(name),
+            value: PhantomData,
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl<T: Serialize + DeserializeOwned> Key<T> {
+    /// The stored value; `None` when missing or no longer a `T`.
+    pub(crate) async fn read(&self, store: &store::Store) -> store::Result<Option<T>> {
+        store.setting_opt(&self.name).await
+    }
+
+    /// The stored value, or `T::default()` when missing or no longer a `T`.
+    pub(crate) async fn read_or_default(&self, store: &store::Store) -> store::Result<T>
+    where
+        T: Default,
+    {
+        store.setting(&self.name).await
+    }
+
+    pub(crate) async fn write(&self, store: &store::Store, value: &T) -> store::Result<()> {
+        store.set_setting(&self.name, value).await
+    }
+
+    /// Removes the value; reading it afterwards gives `None`.
+    pub(crate) async fn delete(&self, store: &store::Store) -> store::Result<()> {
+        store.delete_setting(&self.name).await
+    }
+}
+
+pub(crate) const THEME: Key<Theme> = Key::fixed("ui.theme");
+/// Whether the agent sees `/memories/` (off unless the person turns it on).
+pub(crate) const MEMORIES_ENABLED: Key<bool> = Key::fixed("memory.enabled");
+
+/// Tool calls per run (`-1`: unlimited).
+pub(crate) const AGENT_MAX_TOOL_CALLS: Key<i64> = Key::fixed("agent.max_tool_calls");
+/// Tools whose calls wait for the user's decision.
+pub(crate) const AGENT_REQUIRE_APPROVAL: Key<BTreeSet<String>> =
+    Key::fixed("agent.require_approval");
+/// The user's addendum to the system prompt.
+pub(crate) const AGENT_PERSONA: Key<String> = Key::fixed("agent.persona");
+
+/// The last activity cursor the notifier handled.
+pub(crate) const NOTIFICATIONS_CURSOR: Key<i64> = Key::fixed("notifications.cursor");
+pub(crate) const NOTIFY_RUN_FINISHED: Key<bool> = Key::fixed("notifications.run_finished");
+pub(crate) const NOTIFY_ACTION_REQUIRED: Key<bool> = Key::fixed("notifications.action_required");
+
+/// The user's explicit default model; absent means "Automatic".
+pub(crate) const DEFAULT_MODEL: Key<String> = Key::fixed("models.default");
+/// The remembered automatic pick, so it only moves when the catalog is
+/// complete and no longer offers it.
+pub(crate) const DEFAULT_MODEL_AUTO: Key<String> = Key::fixed("models.default_auto");
+/// Context windows the user set, by `provider:model`.
+pub(crate) const CONTEXT_OVERRIDES: Key<BTreeMap<String, u32>> =
+    Key::fixed("models.context_overrides");
+
+/// The quick-ask shortcut (`""`: turned off; absent: the default).
+pub(crate) const QUICK_ASK_SHORTCUT: Key<String> = Key::fixed("desktop.quick_ask_shortcut");
+
+/// One provider's saved, non-secret configuration.
+pub(crate) fn provider(provider_id: &str) -> Key<StoredProvider> {
+    Key {
+        name: Cow::Owned(format!("providers.{provider_id}")),
+        value: PhantomData,
+    }
+}
+
+#[cfg(test)]
+#[path = "keys_tests.rs"]
+mod tests;
