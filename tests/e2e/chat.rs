@@ -234,8 +234,12 @@ async fn stop_ends_a_streaming_answer() -> Result<()> {
             &json!(true),
         )
         .await?;
-        app.wait_for_value(&feed_has(&["Tell me everything"]), &json!(true))
-            .await?;
+        // What streamed before the stop stays in the thread, marked stopped.
+        app.wait_for_value(
+            &feed_has(&["Tell me everything", "Partial answer", "Stopped:"]),
+            &json!(true),
+        )
+        .await?;
         Ok(())
     })
     .await
