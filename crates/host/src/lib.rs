@@ -95,7 +95,7 @@ pub struct Host {
 struct Inner {
     data_root: DataRoot,
     store: Store,
-    providers: providers::ProviderState,
+    providers: providers::ProviderService,
     events: events::AppEvents,
     runs: runs::Runs,
     /// Serialises grant changes so the overlap check and the write agree.
@@ -134,12 +134,14 @@ impl Host {
         let registry = Arc::new(runs::registry::RunRegistry::default());
         let threads =
             threads::ThreadService::new(store.clone(), events.clone(), Arc::clone(&registry));
+        let providers =
+            providers::ProviderService::new(store.clone(), options.secrets, options.ollama_probe);
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
                 data_root,
                 store,
-                providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
+                providers,
                 events,
                 runs: runs::Runs::new(agent, registry),
                 grant_changes: tokio::sync::Mutex::new(()),
