@@ -98,8 +98,8 @@ struct Inner {
     providers: providers::ProviderService,
     events: events::AppEvents,
     runs: runs::Runs,
-    /// Serialises grant changes so the overlap check and the write agree.
-    grant_changes: tokio::sync::Mutex<()>,
+    grants: grants::GrantService,
+    memory: memory::MemoryService,
     desktop: desktop::Desktop,
     notifications: notify::Notifications,
     threads: threads::ThreadService,
@@ -136,6 +136,8 @@ impl Host {
             threads::ThreadService::new(store.clone(), events.clone(), Arc::clone(&registry));
         let providers =
             providers::ProviderService::new(store.clone(), options.secrets, options.ollama_probe);
+        let grants = grants::GrantService::new(store.clone(), data_root.path().to_owned());
+        let memory = memory::MemoryService::new(store.clone(), data_root.path());
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
@@ -144,7 +146,8 @@ impl Host {
                 providers,
                 events,
                 runs: runs::Runs::new(agent, registry),
-                grant_changes: tokio::sync::Mutex::new(()),
+                grants,
+                memory,
                 desktop: desktop::Desktop::default(),
                 notifications,
                 threads,

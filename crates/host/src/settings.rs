@@ -19,7 +19,7 @@ impl Host {
             .map_err(crate::HostError::from)?;
         Ok(Settings {
             theme,
-            memories_enabled: self.memories_enabled().await?,
+            memories_enabled: self.memory().memories_enabled().await?,
             notifications,
         })
     }
@@ -28,14 +28,14 @@ impl Host {
         if let Some(enabled) = patch.memories_enabled {
             if enabled {
                 // The folder exists (private) before the agent is told about it.
-                let dir = self.memories_dir();
+                let dir = self.memory().memories_dir();
                 tokio::task::spawn_blocking(move || crate::memory::ensure_memories_dir(&dir))
                     .await
                     .map_err(|e| ApiError::general("Could not create the memories folder.").with_details(e.to_string()))?
                     .map_err(|e| {
                         ApiError::general(format!(
                             "Could not create the memories folder {}. Check that the data folder is writable.",
-                            self.memories_dir().display()
+                            self.memory().memories_dir().display()
                         ))
                         .with_details(e.to_string())
                     })?;
@@ -62,13 +62,5 @@ impl Host {
             }
         }
         self.settings_get(SettingsGetParams {}).await
-    }
-
-    /// The memory setting as stored (off when missing or unreadable).
-    pub(crate) async fn memories_enabled(&self) -> Result<bool, ApiError> {
-        Ok(keys::MEMORIES_ENABLED
-            .read_or_default(self.store())
-            .await
-            .map_err(crate::HostError::from)?)
     }
 }
