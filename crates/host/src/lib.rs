@@ -100,7 +100,7 @@ struct Inner {
     runs: runs::Runs,
     grants: grants::GrantService,
     memory: memory::MemoryService,
-    desktop: desktop::Desktop,
+    desktop: desktop::DesktopService,
     notifications: notify::Notifications,
     threads: threads::ThreadService,
     presence: Arc<presence::WindowPresence>,
@@ -138,6 +138,7 @@ impl Host {
             providers::ProviderService::new(store.clone(), options.secrets, options.ollama_probe);
         let grants = grants::GrantService::new(store.clone(), data_root.path().to_owned());
         let memory = memory::MemoryService::new(store.clone(), data_root.path());
+        let desktop = desktop::DesktopService::new(store.clone());
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
@@ -148,7 +149,7 @@ impl Host {
                 runs: runs::Runs::new(agent, registry),
                 grants,
                 memory,
-                desktop: desktop::Desktop::default(),
+                desktop,
                 notifications,
                 threads,
                 presence,
