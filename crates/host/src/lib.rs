@@ -99,9 +99,10 @@ struct Inner {
     events: events::AppEvents,
     runs: runs::Runs,
     grants: grants::GrantService,
-    memory: memory::MemoryService,
+    memory: Arc<memory::MemoryService>,
+    settings: settings::SettingsService,
     desktop: desktop::DesktopService,
-    notifications: notify::Notifications,
+    notifications: Arc<notify::Notifications>,
     threads: threads::ThreadService,
     presence: Arc<presence::WindowPresence>,
 }
@@ -125,19 +126,24 @@ impl Host {
         let agent = runs::AgentRuntime::new(store.clone(), mounts);
         let events = events::AppEvents::default();
         let presence = Arc::new(presence::WindowPresence::default());
-        let notifications = notify::Notifications::new(
+        let notifications = Arc::new(notify::Notifications::new(
             options.notifier,
             store.clone(),
             Arc::clone(&presence),
             events.clone(),
-        );
+        ));
         let registry = Arc::new(runs::registry::RunRegistry::default());
         let threads =
             threads::ThreadService::new(store.clone(), events.clone(), Arc::clone(&registry));
         let providers =
             providers::ProviderService::new(store.clone(), options.secrets, options.ollama_probe);
         let grants = grants::GrantService::new(store.clone(), data_root.path().to_owned());
-        let memory = memory::MemoryService::new(store.clone(), data_root.path());
+        let memory = Arc::new(memory::MemoryService::new(store.clone(), data_root.path()));
+        let settings = settings::SettingsService::new(
+            store.clone(),
+            Arc::clone(&memory),
+            Arc::clone(&notifications),
+        );
         let desktop = desktop::DesktopService::new(store.clone());
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
@@ -149,6 +155,7 @@ impl Host {
                 runs: runs::Runs::new(agent, registry),
                 grants,
                 memory,
+                settings,
                 desktop,
                 notifications,
                 threads,
