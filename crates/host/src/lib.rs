@@ -95,15 +95,15 @@ pub struct Host {
 struct Inner {
     data_root: DataRoot,
     store: Store,
-    providers: providers::ProviderService,
+    providers: Arc<providers::ProviderService>,
     events: events::AppEvents,
-    runs: runs::Runs,
+    runs: Arc<runs::RunService>,
     grants: grants::GrantService,
     memory: Arc<memory::MemoryService>,
     settings: settings::SettingsService,
     desktop: desktop::DesktopService,
     notifications: Arc<notify::Notifications>,
-    threads: threads::ThreadService,
+    threads: Arc<threads::ThreadService>,
     presence: Arc<presence::WindowPresence>,
 }
 
@@ -133,10 +133,28 @@ impl Host {
             events.clone(),
         ));
         let registry = Arc::new(runs::registry::RunRegistry::default());
-        let threads =
-            threads::ThreadService::new(store.clone(), events.clone(), Arc::clone(&registry));
-        let providers =
-            providers::ProviderService::new(store.clone(), options.secrets, options.ollama_probe);
+        let threads = Arc::new(threads::ThreadService::new(
+            store.clone(),
+            events.clone(),
+            Arc::clone(&registry),
+        ));
+        let providers = Arc::new(providers::ProviderService::new(
+            store.clone(),
+            options.secrets,
+            options.ollama_probe,
+        ));
+        let runs = Arc::new(runs::RunService::new(
+            runs::RunDeps {
+                store: store.clone(),
+                events: events.clone(),
+                presence: Arc::clone(&presence),
+                providers: Arc::clone(&providers),
+                notifications: Arc::clone(&notifications),
+                threads: Arc::clone(&threads),
+            },
+            agent,
+            registry,
+        ));
         let grants = grants::GrantService::new(store.clone(), data_root.path().to_owned());
         let memory = Arc::new(memory::MemoryService::new(store.clone(), data_root.path()));
         let settings = settings::SettingsService::new(
@@ -152,7 +170,7 @@ impl Host {
                 store,
                 providers,
                 events,
-                runs: runs::Runs::new(agent, registry),
+                runs,
                 grants,
                 memory,
                 settings,
@@ -175,10 +193,6 @@ impl Host {
     /// App-wide notices (`threads_changed`, …) for the window to forward.
     pub fn subscribe(&self) -> broadcast::Receiver<AppEvent> {
         self.inner.events.subscribe()
-    }
-
-    pub(crate) fn emit(&self, event: AppEvent) {
-        self.inner.events.emit(event);
     }
 
     /// Closes the database cleanly; later calls fail.

@@ -371,10 +371,6 @@ impl Host {
     pub async fn folder_list(&self, params: FolderListParams) -> Result<Vec<Folder>, ApiError> {
         self.inner.threads.folder_list(params).await
     }
-
-    pub(crate) fn threads_changed(&self, thread_id: Option<&str>) {
-        self.inner.threads.threads_changed(thread_id);
-    }
 }
 
 /// A run as lists show it. The store keeps the error code as the protocol
