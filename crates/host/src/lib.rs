@@ -186,6 +186,8 @@ impl Host {
         &self.inner.data_root
     }
 
+    /// For tests that check what a command left in the store.
+    #[cfg(test)]
     pub(crate) fn store(&self) -> &Store {
         &self.inner.store
     }

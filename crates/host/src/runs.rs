@@ -3,9 +3,9 @@
 //! `thread_viewing`.
 //!
 //! Every run starts through [`RunService::start`] (`start.rs`; public as
-//! [`Host::start`]) and is driven on its own task by the agent (`agent_runtime.rs`, the one place that calls
-//! it); its events go through the [`RunRegistry`](registry::RunRegistry) to
-//! subscribers. Nothing here is tied to a window: closing one never cancels
+//! [`Host::start`]) and is driven on its own task by the agent
+//! (`agent_runtime.rs`, the one place that calls it); its events go through
+//! the [`RunRegistry`](registry::RunRegistry) to subscribers. Nothing here is tied to a window: closing one never cancels
 //! a run, and queued messages wait in the store.
 
 mod agent_runtime;

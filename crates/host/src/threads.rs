@@ -371,6 +371,13 @@ impl Host {
     pub async fn folder_list(&self, params: FolderListParams) -> Result<Vec<Folder>, ApiError> {
         self.inner.threads.folder_list(params).await
     }
+
+    pub async fn thread_export(
+        &self,
+        params: pizza_protocol::ThreadExportParams,
+    ) -> Result<pizza_protocol::ThreadExportResponse, ApiError> {
+        self.inner.threads.thread_export(params).await
+    }
 }
 
 /// A run as lists show it. The store keeps the error code as the protocol
