@@ -12,6 +12,8 @@ use pizza_protocol::{
     ShortcutGetParams, ShortcutSetParams, ShortcutStatus,
 };
 
+use pizza_store::Store;
+
 use crate::settings::keys;
 use crate::{Host, HostError};
 
@@ -43,16 +45,17 @@ pub trait DesktopShell: Send + Sync {
     fn shortcuts_unsupported(&self) -> Option<String>;
 }
 
-/// The host's side: the shell once plugged in, and the shortcut's state.
-#[derive(Default)]
-pub(crate) struct Desktop {
+/// The host's side: the shell once plugged in, the shortcut's state, and
+/// the store where the chosen shortcut is kept.
+pub(crate) struct DesktopService {
+    store: Store,
     shell: OnceLock<Arc<dyn DesktopShell>>,
     status: Mutex<ShortcutStatus>,
 }
 
-impl std::fmt::Debug for Desktop {
+impl std::fmt::Debug for DesktopService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Desktop")
+        f.debug_struct("DesktopService")
             .field("shell", &self.shell.get().is_some())
             .finish_non_exhaustive()
     }
@@ -62,31 +65,31 @@ fn no_shell() -> ApiError {
     ApiError::general("This needs the desktop app's windows, which are not open.")
 }
 
-impl Host {
-    fn desktop(&self) -> &Desktop {
-        &self.inner.desktop
+impl DesktopService {
+    pub(crate) fn new(store: Store) -> Self {
+        Self {
+            store,
+            shell: OnceLock::new(),
+            status: Mutex::default(),
+        }
     }
 
     fn shell(&self) -> Result<Arc<dyn DesktopShell>, ApiError> {
-        self.desktop().shell.get().cloned().ok_or_else(no_shell)
+        self.shell.get().cloned().ok_or_else(no_shell)
     }
 
     fn set_status(&self, status: ShortcutStatus) -> ShortcutStatus {
-        *self
-            .desktop()
-            .status
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = status.clone();
+        *self.status.lock().unwrap_or_else(PoisonError::into_inner) = status.clone();
         status
     }
 
     /// Plugs in the app's windows and registers the saved quick-ask shortcut
     /// (a failure is kept for `shortcut_get`, never fatal). Later calls are ignored.
-    pub async fn set_desktop_shell(&self, shell: Arc<dyn DesktopShell>) -> ShortcutStatus {
-        if self.desktop().shell.set(Arc::clone(&shell)).is_err() {
+    pub(crate) async fn set_desktop_shell(&self, shell: Arc<dyn DesktopShell>) -> ShortcutStatus {
+        if self.shell.set(Arc::clone(&shell)).is_err() {
             return self.current_status();
         }
-        let accelerator = match keys::QUICK_ASK_SHORTCUT.read(self.store()).await {
+        let accelerator = match keys::QUICK_ASK_SHORTCUT.read(&self.store).await {
             Ok(Some(saved)) => (!saved.is_empty()).then_some(saved),
             Ok(None) => Some(DEFAULT_QUICK_ASK_SHORTCUT.to_owned()),
             Err(error) => {
@@ -108,23 +111,22 @@ impl Host {
     }
 
     fn current_status(&self) -> ShortcutStatus {
-        self.desktop()
-            .status
+        self.status
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
-    pub async fn quick_ask_hide(&self, _params: QuickAskHideParams) -> Result<(), ApiError> {
+    pub(crate) async fn quick_ask_hide(&self, _params: QuickAskHideParams) -> Result<(), ApiError> {
         self.shell()?.hide_quick_ask();
         Ok(())
     }
 
-    pub async fn quick_ask_open_thread(
+    pub(crate) async fn quick_ask_open_thread(
         &self,
         params: QuickAskOpenThreadParams,
     ) -> Result<(), ApiError> {
-        self.store()
+        self.store
             .thread(&params.thread_id)
             .await
             .map_err(HostError::from)?;
@@ -132,7 +134,7 @@ impl Host {
         Ok(())
     }
 
-    pub async fn shortcut_get(
+    pub(crate) async fn shortcut_get(
         &self,
         _params: ShortcutGetParams,
     ) -> Result<ShortcutStatus, ApiError> {
@@ -141,7 +143,7 @@ impl Host {
 
     /// Registers first and saves only what worked, so a refused shortcut
     /// changes nothing.
-    pub async fn shortcut_set(
+    pub(crate) async fn shortcut_set(
         &self,
         params: ShortcutSetParams,
     ) -> Result<ShortcutStatus, ApiError> {
@@ -172,7 +174,7 @@ impl Host {
             return Err(ApiError::new(code, error.to_string()));
         }
         keys::QUICK_ASK_SHORTCUT
-            .write(self.store(), &accelerator.clone().unwrap_or_default())
+            .write(&self.store, &accelerator.clone().unwrap_or_default())
             .await
             .map_err(HostError::from)?;
         Ok(self.set_status(ShortcutStatus {
@@ -181,6 +183,42 @@ impl Host {
             problem: None,
             supported: true,
         }))
+    }
+}
+
+/// The desktop commands: thin calls of the service.
+impl Host {
+    /// Plugs in the app's windows and registers the saved quick-ask shortcut
+    /// (a failure is kept for `shortcut_get`, never fatal). Later calls are ignored.
+    pub async fn set_desktop_shell(&self, shell: Arc<dyn DesktopShell>) -> ShortcutStatus {
+        self.inner.desktop.set_desktop_shell(shell).await
+    }
+
+    pub async fn quick_ask_hide(&self, params: QuickAskHideParams) -> Result<(), ApiError> {
+        self.inner.desktop.quick_ask_hide(params).await
+    }
+
+    pub async fn quick_ask_open_thread(
+        &self,
+        params: QuickAskOpenThreadParams,
+    ) -> Result<(), ApiError> {
+        self.inner.desktop.quick_ask_open_thread(params).await
+    }
+
+    pub async fn shortcut_get(
+        &self,
+        params: ShortcutGetParams,
+    ) -> Result<ShortcutStatus, ApiError> {
+        self.inner.desktop.shortcut_get(params).await
+    }
+
+    /// Registers first and saves only what worked, so a refused shortcut
+    /// changes nothing.
+    pub async fn shortcut_set(
+        &self,
+        params: ShortcutSetParams,
+    ) -> Result<ShortcutStatus, ApiError> {
+        self.inner.desktop.shortcut_set(params).await
     }
 }
 

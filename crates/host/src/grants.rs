@@ -128,15 +128,34 @@ impl MountSource for HostMounts {
     }
 }
 
-impl Host {
-    pub async fn grant_list(&self, _params: GrantListParams) -> Result<GrantList, ApiError> {
-        let grants = self.store().list_grants().await.map_err(store_err)?;
+/// Folder grants: rows in the store's `grants` table, changed one at a
+/// time so the overlap check and the write agree.
+#[derive(Debug)]
+pub(crate) struct GrantService {
+    store: Store,
+    /// Grants may not overlap it unless the user acknowledges that.
+    data_root: PathBuf,
+    /// Serialises grant changes so the overlap check and the write agree.
+    changes: tokio::sync::Mutex<()>,
+}
+
+impl GrantService {
+    pub(crate) fn new(store: Store, data_root: PathBuf) -> Self {
+        Self {
+            store,
+            data_root,
+            changes: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    pub(crate) async fn grant_list(&self, _params: GrantListParams) -> Result<GrantList, ApiError> {
+        let grants = self.store.list_grants().await.map_err(store_err)?;
         Ok(GrantList {
             grants: grants.into_iter().map(view).collect(),
         })
     }
 
-    pub async fn grant_add(&self, params: GrantAddParams) -> Result<GrantView, ApiError> {
+    pub(crate) async fn grant_add(&self, params: GrantAddParams) -> Result<GrantView, ApiError> {
         let path = canonical(&params.path).await?;
         let path_text = path
             .to_str()
@@ -148,8 +167,8 @@ impl Host {
             })?
             .to_owned();
         // One grant change at a time: the overlap check and the insert agree.
-        let _guard = self.inner.grant_changes.lock().await;
-        let stored = self.store().list_grants().await.map_err(store_err)?;
+        let _guard = self.changes.lock().await;
+        let stored = self.store.list_grants().await.map_err(store_err)?;
         let existing: Vec<Grant> = stored.iter().map(tool_grant).collect();
         let id = match params.id.as_deref().map(str::trim) {
             Some(id) if !id.is_empty() => id.to_owned(),
@@ -165,7 +184,7 @@ impl Host {
         };
         self.check(&existing, &candidate, params.acknowledge_data_root)?;
         let grant = self
-            .store()
+            .store
             .add_grant(
                 &candidate.id,
                 &path_text,
@@ -177,9 +196,12 @@ impl Host {
         Ok(view(grant))
     }
 
-    pub async fn grant_update(&self, params: GrantUpdateParams) -> Result<GrantView, ApiError> {
-        let _guard = self.inner.grant_changes.lock().await;
-        let stored = self.store().list_grants().await.map_err(store_err)?;
+    pub(crate) async fn grant_update(
+        &self,
+        params: GrantUpdateParams,
+    ) -> Result<GrantView, ApiError> {
+        let _guard = self.changes.lock().await;
+        let stored = self.store.list_grants().await.map_err(store_err)?;
         let current = stored
             .iter()
             .find(|g| g.id == params.id)
@@ -195,7 +217,7 @@ impl Host {
         };
         self.check(&existing, &candidate, params.acknowledge_data_root)?;
         let grant = self
-            .store()
+            .store
             .set_grant_writable(&params.id, candidate.access == Access::ReadWrite)
             .await
             .map_err(store_err)?;
@@ -203,9 +225,9 @@ impl Host {
         Ok(view(grant))
     }
 
-    pub async fn grant_remove(&self, params: GrantRemoveParams) -> Result<(), ApiError> {
-        let _guard = self.inner.grant_changes.lock().await;
-        match self.store().delete_grant(&params.id).await {
+    pub(crate) async fn grant_remove(&self, params: GrantRemoveParams) -> Result<(), ApiError> {
+        let _guard = self.changes.lock().await;
+        match self.store.delete_grant(&params.id).await {
             Err(pizza_store::Error::NotFound { .. }) => Err(no_grant(&params.id)),
             other => other.map_err(store_err),
         }?;
@@ -219,9 +241,28 @@ impl Host {
         candidate: &Grant,
         acknowledge_data_root: bool,
     ) -> Result<(), ApiError> {
-        let data_root: &Path = self.data_root().path();
+        let data_root: &Path = &self.data_root;
         pizza_tools::check_grant(existing, candidate, data_root, acknowledge_data_root)
             .map_err(grant_err)
+    }
+}
+
+/// The grant commands: thin calls of the service.
+impl Host {
+    pub async fn grant_list(&self, params: GrantListParams) -> Result<GrantList, ApiError> {
+        self.inner.grants.grant_list(params).await
+    }
+
+    pub async fn grant_add(&self, params: GrantAddParams) -> Result<GrantView, ApiError> {
+        self.inner.grants.grant_add(params).await
+    }
+
+    pub async fn grant_update(&self, params: GrantUpdateParams) -> Result<GrantView, ApiError> {
+        self.inner.grants.grant_update(params).await
+    }
+
+    pub async fn grant_remove(&self, params: GrantRemoveParams) -> Result<(), ApiError> {
+        self.inner.grants.grant_remove(params).await
     }
 }
 

@@ -95,14 +95,15 @@ pub struct Host {
 struct Inner {
     data_root: DataRoot,
     store: Store,
-    providers: providers::ProviderState,
+    providers: Arc<providers::ProviderService>,
     events: events::AppEvents,
-    runs: runs::Runs,
-    /// Serialises grant changes so the overlap check and the write agree.
-    grant_changes: tokio::sync::Mutex<()>,
-    desktop: desktop::Desktop,
-    notifications: notify::Notifications,
-    threads: threads::ThreadService,
+    runs: Arc<runs::RunService>,
+    grants: grants::GrantService,
+    memory: Arc<memory::MemoryService>,
+    settings: settings::SettingsService,
+    desktop: desktop::DesktopService,
+    notifications: Arc<notify::Notifications>,
+    threads: Arc<threads::ThreadService>,
     presence: Arc<presence::WindowPresence>,
 }
 
@@ -125,25 +126,55 @@ impl Host {
         let agent = runs::AgentRuntime::new(store.clone(), mounts);
         let events = events::AppEvents::default();
         let presence = Arc::new(presence::WindowPresence::default());
-        let notifications = notify::Notifications::new(
+        let notifications = Arc::new(notify::Notifications::new(
             options.notifier,
             store.clone(),
             Arc::clone(&presence),
             events.clone(),
-        );
+        ));
         let registry = Arc::new(runs::registry::RunRegistry::default());
-        let threads =
-            threads::ThreadService::new(store.clone(), events.clone(), Arc::clone(&registry));
+        let threads = Arc::new(threads::ThreadService::new(
+            store.clone(),
+            events.clone(),
+            Arc::clone(&registry),
+        ));
+        let providers = Arc::new(providers::ProviderService::new(
+            store.clone(),
+            options.secrets,
+            options.ollama_probe,
+        ));
+        let runs = Arc::new(runs::RunService::new(
+            runs::RunDeps {
+                store: store.clone(),
+                events: events.clone(),
+                presence: Arc::clone(&presence),
+                providers: Arc::clone(&providers),
+                notifications: Arc::clone(&notifications),
+                threads: Arc::clone(&threads),
+            },
+            agent,
+            registry,
+        ));
+        let grants = grants::GrantService::new(store.clone(), data_root.path().to_owned());
+        let memory = Arc::new(memory::MemoryService::new(store.clone(), data_root.path()));
+        let settings = settings::SettingsService::new(
+            store.clone(),
+            Arc::clone(&memory),
+            Arc::clone(&notifications),
+        );
+        let desktop = desktop::DesktopService::new(store.clone());
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
                 data_root,
                 store,
-                providers: providers::ProviderState::new(options.secrets, options.ollama_probe),
+                providers,
                 events,
-                runs: runs::Runs::new(agent, registry),
-                grant_changes: tokio::sync::Mutex::new(()),
-                desktop: desktop::Desktop::default(),
+                runs,
+                grants,
+                memory,
+                settings,
+                desktop,
                 notifications,
                 threads,
                 presence,
@@ -155,6 +186,8 @@ impl Host {
         &self.inner.data_root
     }
 
+    /// For tests that check what a command left in the store.
+    #[cfg(test)]
     pub(crate) fn store(&self) -> &Store {
         &self.inner.store
     }
@@ -162,10 +195,6 @@ impl Host {
     /// App-wide notices (`threads_changed`, …) for the window to forward.
     pub fn subscribe(&self) -> broadcast::Receiver<AppEvent> {
         self.inner.events.subscribe()
-    }
-
-    pub(crate) fn emit(&self, event: AppEvent) {
-        self.inner.events.emit(event);
     }
 
     /// Closes the database cleanly; later calls fail.

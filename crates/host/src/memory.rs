@@ -11,7 +11,10 @@ use pizza_protocol::{
 
 use pizza_tools::{EntryKind, HostFolder, ToolError};
 
-use crate::Host;
+use pizza_store::Store;
+
+use crate::settings::keys;
+use crate::{Host, HostError};
 
 /// The folder's name inside the data root.
 pub(crate) const MEMORIES_DIR: &str = "memories";
@@ -211,13 +214,40 @@ async fn blocking<T: Send + 'static>(
     })?
 }
 
-impl Host {
+/// The memory files in `<data root>/memories/` and the setting that lets
+/// the agent see them.
+#[derive(Debug)]
+pub(crate) struct MemoryService {
+    store: Store,
     /// `<data root>/memories`.
-    pub(crate) fn memories_dir(&self) -> PathBuf {
-        self.data_root().path().join(MEMORIES_DIR)
+    dir: PathBuf,
+}
+
+impl MemoryService {
+    pub(crate) fn new(store: Store, data_root: &Path) -> Self {
+        Self {
+            store,
+            dir: data_root.join(MEMORIES_DIR),
+        }
     }
 
-    pub async fn memory_list(&self, _params: MemoryListParams) -> Result<MemoryList, ApiError> {
+    /// `<data root>/memories`.
+    pub(crate) fn memories_dir(&self) -> PathBuf {
+        self.dir.clone()
+    }
+
+    /// The memory setting as stored (off when missing or unreadable).
+    pub(crate) async fn memories_enabled(&self) -> Result<bool, ApiError> {
+        Ok(keys::MEMORIES_ENABLED
+            .read_or_default(&self.store)
+            .await
+            .map_err(HostError::from)?)
+    }
+
+    pub(crate) async fn memory_list(
+        &self,
+        _params: MemoryListParams,
+    ) -> Result<MemoryList, ApiError> {
         let dir = self.memories_dir();
         let folder = dir.display().to_string();
         let memories = blocking(move || list_dir(&dir)).await?;
@@ -228,13 +258,19 @@ impl Host {
         })
     }
 
-    pub async fn memory_get(&self, params: MemoryNameParams) -> Result<MemoryFile, ApiError> {
+    pub(crate) async fn memory_get(
+        &self,
+        params: MemoryNameParams,
+    ) -> Result<MemoryFile, ApiError> {
         let name = check_name(&params.name)?.to_owned();
         let dir = self.memories_dir();
         blocking(move || read_memory(&dir, &name)).await
     }
 
-    pub async fn memory_write(&self, params: MemoryWriteParams) -> Result<MemoryFile, ApiError> {
+    pub(crate) async fn memory_write(
+        &self,
+        params: MemoryWriteParams,
+    ) -> Result<MemoryFile, ApiError> {
         let name = check_name(&params.name)?.to_owned();
         if params.content.len() > MEMORY_CONTENT_MAX {
             return Err(ApiError::invalid_input(format!(
@@ -246,10 +282,33 @@ impl Host {
         blocking(move || write_memory(&dir, &name, &params.content)).await
     }
 
-    pub async fn memory_delete(&self, params: MemoryNameParams) -> Result<(), ApiError> {
+    pub(crate) async fn memory_delete(&self, params: MemoryNameParams) -> Result<(), ApiError> {
         let name = check_name(&params.name)?.to_owned();
         let dir = self.memories_dir();
         blocking(move || delete_memory(&dir, &name)).await
+    }
+}
+
+/// The memory commands: thin calls of the service.
+impl Host {
+    pub(crate) fn memory(&self) -> &MemoryService {
+        &self.inner.memory
+    }
+
+    pub async fn memory_list(&self, params: MemoryListParams) -> Result<MemoryList, ApiError> {
+        self.memory().memory_list(params).await
+    }
+
+    pub async fn memory_get(&self, params: MemoryNameParams) -> Result<MemoryFile, ApiError> {
+        self.memory().memory_get(params).await
+    }
+
+    pub async fn memory_write(&self, params: MemoryWriteParams) -> Result<MemoryFile, ApiError> {
+        self.memory().memory_write(params).await
+    }
+
+    pub async fn memory_delete(&self, params: MemoryNameParams) -> Result<(), ApiError> {
+        self.memory().memory_delete(params).await
     }
 }
 

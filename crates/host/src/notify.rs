@@ -275,10 +275,6 @@ impl Host {
         Ok(self.inner.notifications.status().await)
     }
 
-    pub(crate) async fn notification_prefs(&self) -> Result<NotificationPrefs, store::Error> {
-        self.inner.notifications.prefs().await
-    }
-
     /// Announces the outcomes recorded while the app was not running (or
     /// that it died before announcing). Call once the app can route clicks.
     pub async fn announce_missed(&self) {

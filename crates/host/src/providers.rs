@@ -9,7 +9,7 @@ mod models;
 mod state;
 
 pub(crate) use config::StoredProvider;
-pub(crate) use state::ProviderState;
+pub(crate) use state::ProviderService;
 
 use crate::Host;
 use config::{
@@ -20,6 +20,11 @@ use pizza_protocol::{
     ApiError, AuthField, AuthFieldKind, ModelInfo, ProviderConfigureParams, ProviderIdParams,
     ProviderInfo, ProviderList, ProviderListParams, ProviderStatus, ProviderTestResult,
 };
+use pizza_protocol::{
+    ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams, ModelList, ModelListParams,
+    ModelOverride, ModelOverrideSetParams,
+};
+use pizza_providers::ModelCatalog;
 use pizza_providers::{FieldKind, ProviderDescriptor, build_provider, provider_descriptors};
 use state::{OLLAMA, unknown_provider};
 
@@ -30,8 +35,8 @@ fn descriptor(id: &str) -> Result<ProviderDescriptor, ApiError> {
         .ok_or_else(|| unknown_provider(id))
 }
 
-impl Host {
-    pub async fn provider_list(
+impl ProviderService {
+    pub(crate) async fn provider_list(
         &self,
         _params: ProviderListParams,
     ) -> Result<ProviderList, ApiError> {
@@ -48,7 +53,7 @@ impl Host {
         Ok(ProviderList { providers })
     }
 
-    pub async fn provider_configure(
+    pub(crate) async fn provider_configure(
         &self,
         params: ProviderConfigureParams,
     ) -> Result<ProviderInfo, ApiError> {
@@ -146,7 +151,7 @@ impl Host {
         Ok(self.provider_info(&descriptor, status))
     }
 
-    pub async fn provider_remove(
+    pub(crate) async fn provider_remove(
         &self,
         params: ProviderIdParams,
     ) -> Result<ProviderList, ApiError> {
@@ -180,7 +185,7 @@ impl Host {
 
     /// Lists the provider's models now, bypassing the cache; a failure is a
     /// status in the answer, not an error of the command.
-    pub async fn provider_test(
+    pub(crate) async fn provider_test(
         &self,
         params: ProviderIdParams,
     ) -> Result<ProviderTestResult, ApiError> {
@@ -240,7 +245,7 @@ impl Host {
     }
 
     async fn provider_status(&self, id: &str) -> ProviderStatus {
-        let state = self.provider_state();
+        let state = self;
         if let Some(error) = state.memory().broken.get(id) {
             return error_status(error);
         }
@@ -258,7 +263,7 @@ impl Host {
         descriptor: &ProviderDescriptor,
         status: ProviderStatus,
     ) -> ProviderInfo {
-        let memory = self.provider_state().memory();
+        let memory = self.memory();
         let stored = memory.configs.get(descriptor.id);
         let fields = descriptor
             .fields
@@ -299,7 +304,7 @@ impl Host {
     }
 
     fn enablement_of(&self, id: &str) -> pizza_protocol::ModelEnablement {
-        let memory = self.provider_state().memory();
+        let memory = self.memory();
         memory
             .configs
             .get(id)
@@ -310,13 +315,82 @@ impl Host {
     /// Removing a secret that no config points at any more: a keychain that
     /// is unavailable now must not block the removal, so it is logged only.
     async fn delete_secret_quietly(&self, id: &str, key: String) {
-        if let Err(error) = self
-            .provider_state()
-            .secrets_call(move |s| s.delete(&key))
-            .await
-        {
+        if let Err(error) = self.secrets_call(move |s| s.delete(&key)).await {
             tracing::warn!(provider_id = id, code = %error.code, "could not delete a keychain entry");
         }
+    }
+}
+
+impl Host {
+    pub(crate) fn providers(&self) -> &ProviderService {
+        &self.inner.providers
+    }
+
+    /// The catalog the agent resolves `provider:model` through, with the
+    /// saved providers loaded into it.
+    pub async fn model_catalog(&self) -> &ModelCatalog {
+        self.providers().model_catalog().await
+    }
+
+    pub async fn provider_list(
+        &self,
+        params: ProviderListParams,
+    ) -> Result<ProviderList, ApiError> {
+        self.providers().provider_list(params).await
+    }
+
+    pub async fn provider_configure(
+        &self,
+        params: ProviderConfigureParams,
+    ) -> Result<ProviderInfo, ApiError> {
+        self.providers().provider_configure(params).await
+    }
+
+    pub async fn provider_remove(
+        &self,
+        params: ProviderIdParams,
+    ) -> Result<ProviderList, ApiError> {
+        self.providers().provider_remove(params).await
+    }
+
+    /// Lists the provider's models now, bypassing the cache; a failure is a
+    /// status in the answer, not an error of the command.
+    pub async fn provider_test(
+        &self,
+        params: ProviderIdParams,
+    ) -> Result<ProviderTestResult, ApiError> {
+        self.providers().provider_test(params).await
+    }
+
+    pub async fn model_list(&self, params: ModelListParams) -> Result<ModelList, ApiError> {
+        self.providers().model_list(params).await
+    }
+
+    /// The model new work uses: the user's choice, else the automatic pick
+    /// (remembered, so a degraded catalog never moves it).
+    pub async fn default_model(&self) -> Result<Option<String>, ApiError> {
+        self.providers().default_model().await
+    }
+
+    pub async fn model_default_get(
+        &self,
+        params: ModelDefaultGetParams,
+    ) -> Result<ModelDefault, ApiError> {
+        self.providers().model_default_get(params).await
+    }
+
+    pub async fn model_default_set(
+        &self,
+        params: ModelDefaultSetParams,
+    ) -> Result<ModelDefault, ApiError> {
+        self.providers().model_default_set(params).await
+    }
+
+    pub async fn model_override_set(
+        &self,
+        params: ModelOverrideSetParams,
+    ) -> Result<ModelOverride, ApiError> {
+        self.providers().model_override_set(params).await
     }
 }
 

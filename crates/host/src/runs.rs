@@ -2,10 +2,10 @@
 //! `run_discard`, `queue_add`, `queue_remove`, `thread_subscribe` and
 //! `thread_viewing`.
 //!
-//! Every run starts through [`Host::start`] (`start.rs`) and is driven on
-//! its own task by the agent (`agent_runtime.rs`, the one place that calls
-//! it); its events go through the [`RunRegistry`](registry::RunRegistry) to
-//! subscribers. Nothing here is tied to a window: closing one never cancels
+//! Every run starts through [`RunService::start`] (`start.rs`; public as
+//! [`Host::start`]) and is driven on its own task by the agent
+//! (`agent_runtime.rs`, the one place that calls it); its events go through
+//! the [`RunRegistry`](registry::RunRegistry) to subscribers. Nothing here is tied to a window: closing one never cancels
 //! a run, and queued messages wait in the store.
 
 mod agent_runtime;
@@ -20,13 +20,19 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use pizza_protocol::{
-    ApiError, InterruptResponse, RunCancelParams, RunCancelResponse, RunEventFrame,
-    RunRespondParams, RunStartParams, RunStartResponse, ThreadId, ThreadIdParams, ThreadSource,
-    ThreadSubscribeParams, ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
+    ApiError, InterruptResponse, QueueAddParams, QueueAddResponse, QueueRemoveParams,
+    RunCancelParams, RunCancelResponse, RunEventFrame, RunRespondParams, RunStartParams,
+    RunStartResponse, ThreadId, ThreadIdParams, ThreadSource, ThreadSubscribeParams,
+    ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
 use pizza_store as store;
 use tokio::sync::mpsc;
 
+use crate::events::AppEvents;
+use crate::notify::Notifications;
+use crate::presence::WindowPresence;
+use crate::providers::ProviderService;
+use crate::threads::ThreadService;
 use crate::{Host, HostError};
 pub(crate) use agent_runtime::AgentRuntime;
 use registry::RunRegistry;
@@ -36,9 +42,28 @@ fn store_err(err: store::Error) -> ApiError {
     HostError::from(err).into()
 }
 
-/// The host's run state.
+/// The services runs need: models come from the providers, run-end
+/// maintenance tells the threads, the window and the notifications.
 #[derive(Debug)]
-pub(crate) struct Runs {
+pub(crate) struct RunDeps {
+    pub(crate) store: store::Store,
+    pub(crate) events: AppEvents,
+    pub(crate) presence: Arc<WindowPresence>,
+    pub(crate) providers: Arc<ProviderService>,
+    pub(crate) notifications: Arc<Notifications>,
+    pub(crate) threads: Arc<ThreadService>,
+}
+
+/// Runs: starting, driving, queueing, cancelling and subscribing, and the
+/// maintenance after each run's end.
+#[derive(Debug)]
+pub(crate) struct RunService {
+    store: store::Store,
+    events: AppEvents,
+    presence: Arc<WindowPresence>,
+    providers: Arc<ProviderService>,
+    notifications: Arc<Notifications>,
+    threads: Arc<ThreadService>,
     pub(crate) registry: Arc<RunRegistry>,
     agent: AgentRuntime,
     /// Run-end maintenance is serialized per thread.
@@ -47,9 +72,23 @@ pub(crate) struct Runs {
     pub(crate) tasks: tokio_util::task::TaskTracker,
 }
 
-impl Runs {
-    pub(crate) fn new(agent: AgentRuntime, registry: Arc<RunRegistry>) -> Self {
+impl RunService {
+    pub(crate) fn new(deps: RunDeps, agent: AgentRuntime, registry: Arc<RunRegistry>) -> Self {
+        let RunDeps {
+            store,
+            events,
+            presence,
+            providers,
+            notifications,
+            threads,
+        } = deps;
         Self {
+            store,
+            events,
+            presence,
+            providers,
+            notifications,
+            threads,
             registry,
             agent,
             maintenance: Mutex::default(),
@@ -69,12 +108,11 @@ fn run_response(started: Started) -> Result<RunStartResponse, ApiError> {
     }
 }
 
-impl Host {
-    fn runs(&self) -> &Runs {
-        &self.inner.runs
-    }
-
-    pub async fn run_start(&self, params: RunStartParams) -> Result<RunStartResponse, ApiError> {
+impl RunService {
+    pub(crate) async fn run_start(
+        self: &Arc<Self>,
+        params: RunStartParams,
+    ) -> Result<RunStartResponse, ApiError> {
         let target = match params.thread_id {
             Some(id) => StartTarget::Thread(id),
             None => StartTarget::NewThread {
@@ -98,16 +136,16 @@ impl Host {
         )
     }
 
-    pub async fn run_cancel(&self, params: RunCancelParams) -> Result<RunCancelResponse, ApiError> {
-        let cancelled = self
-            .runs()
-            .registry
-            .cancel(&params.thread_id, &params.run_id);
+    pub(crate) async fn run_cancel(
+        &self,
+        params: RunCancelParams,
+    ) -> Result<RunCancelResponse, ApiError> {
+        let cancelled = self.registry.cancel(&params.thread_id, &params.run_id);
         Ok(RunCancelResponse { cancelled })
     }
 
-    pub async fn run_respond(
-        &self,
+    pub(crate) async fn run_respond(
+        self: &Arc<Self>,
         params: RunRespondParams,
     ) -> Result<RunStartResponse, ApiError> {
         run_response(
@@ -127,15 +165,18 @@ impl Host {
 
     /// Whether the thread offers Resume / Discard.
     pub(crate) async fn is_resumable(&self, thread_id: &str) -> Result<bool, ApiError> {
-        self.store()
+        self.store
             .thread_resumable(thread_id)
             .await
             .map_err(store_err)
     }
 
-    pub async fn run_resume(&self, params: ThreadIdParams) -> Result<RunStartResponse, ApiError> {
+    pub(crate) async fn run_resume(
+        self: &Arc<Self>,
+        params: ThreadIdParams,
+    ) -> Result<RunStartResponse, ApiError> {
         let thread = self
-            .store()
+            .store
             .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
@@ -158,12 +199,15 @@ impl Host {
         )
     }
 
-    pub async fn run_discard(&self, params: ThreadIdParams) -> Result<(), ApiError> {
-        self.store()
+    pub(crate) async fn run_discard(
+        self: &Arc<Self>,
+        params: ThreadIdParams,
+    ) -> Result<(), ApiError> {
+        self.store
             .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
-        self.store()
+        self.store
             .clear_resumable(&params.thread_id)
             .await
             .map_err(store_err)?;
@@ -176,19 +220,16 @@ impl Host {
     /// Streams the thread's frames: the buffered ones after `since`, then
     /// live. Dropping the receiver unsubscribes. A subscriber that falls
     /// behind gets a `lagged` frame and its stream ends.
-    pub async fn thread_subscribe(
+    pub(crate) async fn thread_subscribe(
         &self,
         params: ThreadSubscribeParams,
     ) -> Result<(ThreadSubscribeResponse, mpsc::Receiver<RunEventFrame>), ApiError> {
         // An unknown thread is a mistake worth reporting, not an empty stream.
-        self.store()
+        self.store
             .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
-        let subscription = self
-            .runs()
-            .registry
-            .subscribe(&params.thread_id, params.since);
+        let subscription = self.registry.subscribe(&params.thread_id, params.since);
         Ok((
             ThreadSubscribeResponse {
                 subscription_id: subscription.id,
@@ -198,34 +239,22 @@ impl Host {
         ))
     }
 
-    pub async fn thread_unsubscribe(
+    pub(crate) async fn thread_unsubscribe(
         &self,
         params: ThreadUnsubscribeParams,
     ) -> Result<(), ApiError> {
-        self.runs()
-            .registry
+        self.registry
             .unsubscribe(&params.thread_id, params.subscription_id);
         Ok(())
     }
 
-    pub async fn thread_viewing(&self, params: ThreadViewingParams) -> Result<(), ApiError> {
-        self.inner.presence.set_viewing(params.thread_id);
-        Ok(())
-    }
-
     /// The thread's live run, if any.
-    pub fn live_run(&self, thread_id: &str) -> Option<String> {
-        self.runs().registry.live_run(thread_id)
-    }
-
-    /// Whether the main window is on screen. While it is hidden, no thread
-    /// counts as viewed, so finished work lands in Unread.
-    pub fn set_window_shown(&self, shown: bool) {
-        self.inner.presence.set_shown(shown);
+    pub(crate) fn live_run(&self, thread_id: &str) -> Option<String> {
+        self.registry.live_run(thread_id)
     }
 
     async fn clear_awaiting_action(&self, thread_id: &str) -> Result<(), ApiError> {
-        self.store()
+        self.store
             .update_thread(
                 thread_id,
                 store::ThreadUpdate {
@@ -235,8 +264,93 @@ impl Host {
             )
             .await
             .map_err(store_err)?;
-        self.threads_changed(Some(thread_id));
+        self.threads.threads_changed(Some(thread_id));
         Ok(())
+    }
+}
+
+/// The run commands: thin calls of the service.
+impl Host {
+    pub(crate) fn runs(&self) -> &Arc<RunService> {
+        &self.inner.runs
+    }
+
+    pub async fn run_start(&self, params: RunStartParams) -> Result<RunStartResponse, ApiError> {
+        self.runs().run_start(params).await
+    }
+
+    pub async fn run_cancel(&self, params: RunCancelParams) -> Result<RunCancelResponse, ApiError> {
+        self.runs().run_cancel(params).await
+    }
+
+    pub async fn run_respond(
+        &self,
+        params: RunRespondParams,
+    ) -> Result<RunStartResponse, ApiError> {
+        self.runs().run_respond(params).await
+    }
+
+    pub async fn run_resume(&self, params: ThreadIdParams) -> Result<RunStartResponse, ApiError> {
+        self.runs().run_resume(params).await
+    }
+
+    pub async fn run_discard(&self, params: ThreadIdParams) -> Result<(), ApiError> {
+        self.runs().run_discard(params).await
+    }
+
+    /// Streams the thread's frames: the buffered ones after `since`, then
+    /// live. Dropping the receiver unsubscribes. A subscriber that falls
+    /// behind gets a `lagged` frame and its stream ends.
+    pub async fn thread_subscribe(
+        &self,
+        params: ThreadSubscribeParams,
+    ) -> Result<(ThreadSubscribeResponse, mpsc::Receiver<RunEventFrame>), ApiError> {
+        self.runs().thread_subscribe(params).await
+    }
+
+    pub async fn thread_unsubscribe(
+        &self,
+        params: ThreadUnsubscribeParams,
+    ) -> Result<(), ApiError> {
+        self.runs().thread_unsubscribe(params).await
+    }
+
+    pub async fn thread_viewing(&self, params: ThreadViewingParams) -> Result<(), ApiError> {
+        self.inner.presence.set_viewing(params.thread_id);
+        Ok(())
+    }
+
+    /// The thread's live run, if any.
+    pub fn live_run(&self, thread_id: &str) -> Option<String> {
+        self.runs().live_run(thread_id)
+    }
+
+    /// Whether the main window is on screen. While it is hidden, no thread
+    /// counts as viewed, so finished work lands in Unread.
+    pub fn set_window_shown(&self, shown: bool) {
+        self.inner.presence.set_shown(shown);
+    }
+
+    /// Starts a run (or queues its message, per [`WhenBusy`]). Answers as
+    /// soon as the run row exists; the run goes on on its own task, tied to
+    /// no window.
+    pub async fn start(&self, request: RunStart) -> Result<Started, ApiError> {
+        self.runs().start(request).await
+    }
+
+    /// Sends the message now if the thread is free, else queues it.
+    pub async fn queue_add(&self, params: QueueAddParams) -> Result<QueueAddResponse, ApiError> {
+        self.runs().queue_add(params).await
+    }
+
+    pub async fn queue_remove(&self, params: QueueRemoveParams) -> Result<(), ApiError> {
+        self.runs().queue_remove(params).await
+    }
+
+    /// Starts the oldest queued message of every thread that holds some and
+    /// waits for nobody. The app calls it once its models can be resolved.
+    pub async fn start_queued_messages(&self) {
+        self.runs().start_queued_messages().await;
     }
 }
 

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::Host;
+use crate::runs::RunService;
 
 /// What [`Host::shutdown`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,17 +16,13 @@ pub struct ShutdownReport {
     pub finished_in_time: bool,
 }
 
-impl Host {
-    /// Stops taking work and winds down what is running: every later
-    /// `run_start`, `run_respond` or `run_resume` is refused with a sentence
-    /// saying the app is quitting; every live run is cancelled and awaited
-    /// (its row ends `cancelled`, its maintenance runs) until `deadline`.
-    /// The database stays open: call [`Host::close`] afterwards.
-    pub async fn shutdown(&self, deadline: Duration) -> ShutdownReport {
-        let runs = &self.inner.runs;
-        let cancelled = runs.registry.close();
-        runs.tasks.close();
-        let finished_in_time = tokio::time::timeout(deadline, runs.tasks.wait())
+impl RunService {
+    /// Refuses new runs, cancels the live ones and waits for each to record
+    /// its end, until `deadline`.
+    pub(crate) async fn shutdown(&self, deadline: Duration) -> ShutdownReport {
+        let cancelled = self.registry.close();
+        self.tasks.close();
+        let finished_in_time = tokio::time::timeout(deadline, self.tasks.wait())
             .await
             .is_ok();
         if finished_in_time {
@@ -33,7 +30,7 @@ impl Host {
         } else {
             tracing::warn!(
                 cancelled,
-                still_running = runs.tasks.len(),
+                still_running = self.tasks.len(),
                 deadline_ms = deadline.as_millis(),
                 "runs did not wind down before the quit deadline"
             );
@@ -44,9 +41,25 @@ impl Host {
         }
     }
 
+    /// How many threads have a live run right now.
+    pub(crate) fn live_run_count(&self) -> usize {
+        self.registry.live_count()
+    }
+}
+
+impl Host {
+    /// Stops taking work and winds down what is running: every later
+    /// `run_start`, `run_respond` or `run_resume` is refused with a sentence
+    /// saying the app is quitting; every live run is cancelled and awaited
+    /// (its row ends `cancelled`, its maintenance runs) until `deadline`.
+    /// The database stays open: call [`Host::close`] afterwards.
+    pub async fn shutdown(&self, deadline: Duration) -> ShutdownReport {
+        self.runs().shutdown(deadline).await
+    }
+
     /// How many threads have a live run right now (for the tray's line).
     pub fn live_run_count(&self) -> usize {
-        self.inner.runs.registry.live_count()
+        self.runs().live_run_count()
     }
 }
 

@@ -372,8 +372,11 @@ impl Host {
         self.inner.threads.folder_list(params).await
     }
 
-    pub(crate) fn threads_changed(&self, thread_id: Option<&str>) {
-        self.inner.threads.threads_changed(thread_id);
+    pub async fn thread_export(
+        &self,
+        params: pizza_protocol::ThreadExportParams,
+    ) -> Result<pizza_protocol::ThreadExportResponse, ApiError> {
+        self.inner.threads.thread_export(params).await
     }
 }
 

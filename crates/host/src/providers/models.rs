@@ -1,8 +1,9 @@
 //! `model_list`, the default model and context-window overrides.
 
+use super::ProviderService;
 use super::errors::catalog_status;
+use crate::HostError;
 use crate::settings::keys;
-use crate::{Host, HostError};
 use pizza_llm::ModelDescriptor;
 use pizza_protocol::{
     ApiError, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams, ModelInfo, ModelList,
@@ -42,7 +43,7 @@ fn split_model_key(key: &str) -> Result<(&str, &str), ApiError> {
         })
 }
 
-impl Host {
+impl ProviderService {
     /// Every listing with the user's enablement applied (disabled models dropped).
     async fn enabled_listings(&self) -> Vec<CatalogListing> {
         let state = self.providers_loaded().await;
@@ -55,7 +56,7 @@ impl Host {
         listings
     }
 
-    pub async fn model_list(&self, params: ModelListParams) -> Result<ModelList, ApiError> {
+    pub(crate) async fn model_list(&self, params: ModelListParams) -> Result<ModelList, ApiError> {
         let state = self.providers_loaded().await;
         self.detect_ollama().await;
         let listings = state.catalog.list_all().await;
@@ -86,19 +87,19 @@ impl Host {
 
     /// The model new work uses: the user's choice, else the automatic pick
     /// (remembered, so a degraded catalog never moves it).
-    pub async fn default_model(&self) -> Result<Option<String>, ApiError> {
+    pub(crate) async fn default_model(&self) -> Result<Option<String>, ApiError> {
         Ok(self
             .model_default_get(ModelDefaultGetParams {})
             .await?
             .effective)
     }
 
-    pub async fn model_default_get(
+    pub(crate) async fn model_default_get(
         &self,
         _params: ModelDefaultGetParams,
     ) -> Result<ModelDefault, ApiError> {
         let chosen = keys::DEFAULT_MODEL
-            .read(self.store())
+            .read(&self.store)
             .await
             .map_err(store_error)?;
         if let Some(chosen) = chosen {
@@ -108,7 +109,7 @@ impl Host {
             });
         }
         let remembered = keys::DEFAULT_MODEL_AUTO
-            .read(self.store())
+            .read(&self.store)
             .await
             .map_err(store_error)?;
         let listings = self.enabled_listings().await;
@@ -118,7 +119,7 @@ impl Host {
         {
             tracing::info!(model = %pick, "automatic default model picked");
             keys::DEFAULT_MODEL_AUTO
-                .write(self.store(), pick)
+                .write(&self.store, pick)
                 .await
                 .map_err(store_error)?;
         }
@@ -128,7 +129,7 @@ impl Host {
         })
     }
 
-    pub async fn model_default_set(
+    pub(crate) async fn model_default_set(
         &self,
         params: ModelDefaultSetParams,
     ) -> Result<ModelDefault, ApiError> {
@@ -136,7 +137,7 @@ impl Host {
         match params.model.as_deref().map(str::trim) {
             None | Some("") => {
                 keys::DEFAULT_MODEL
-                    .delete(self.store())
+                    .delete(&self.store)
                     .await
                     .map_err(store_error)?;
             }
@@ -163,7 +164,7 @@ impl Host {
                     )));
                 }
                 keys::DEFAULT_MODEL
-                    .write(self.store(), &model.to_owned())
+                    .write(&self.store, &model.to_owned())
                     .await
                     .map_err(store_error)?;
             }
@@ -171,7 +172,7 @@ impl Host {
         self.model_default_get(ModelDefaultGetParams {}).await
     }
 
-    pub async fn model_override_set(
+    pub(crate) async fn model_override_set(
         &self,
         params: ModelOverrideSetParams,
     ) -> Result<ModelOverride, ApiError> {
@@ -187,7 +188,7 @@ impl Host {
         }
         let _write = state.writes.lock().await;
         let mut overrides = keys::CONTEXT_OVERRIDES
-            .read_or_default(self.store())
+            .read_or_default(&self.store)
             .await
             .map_err(store_error)?;
         match params.context_window {
@@ -195,7 +196,7 @@ impl Host {
             None => overrides.remove(model),
         };
         keys::CONTEXT_OVERRIDES
-            .write(self.store(), &overrides)
+            .write(&self.store, &overrides)
             .await
             .map_err(store_error)?;
         state

@@ -3,13 +3,14 @@
 
 use super::config::{SecretRef, StoredProvider, read_env};
 use super::errors::llm_error;
+use crate::HostError;
 use crate::secrets::{SecretError, SecretStore};
 use crate::settings::keys;
-use crate::{Host, HostError};
 use pizza_protocol::{ApiError, ErrorCode};
 use pizza_providers::{
     ModelCatalog, Provider, TransportConfig, build_provider, provider_descriptors,
 };
+use pizza_store::Store;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -21,8 +22,11 @@ const OLLAMA_PROBE_TIMEOUT: Duration = Duration::from_millis(1500);
 /// How often an absent (or present) local Ollama is looked for again.
 const OLLAMA_PROBE_EVERY: Duration = Duration::from_secs(30);
 
+/// Providers: saved configs and their secrets, the model catalog, the
+/// default model and context overrides, and local Ollama detection.
 #[derive(Debug)]
-pub(crate) struct ProviderState {
+pub(crate) struct ProviderService {
+    pub(super) store: Store,
     pub(crate) catalog: ModelCatalog,
     secrets: Arc<dyn SecretStore>,
     transport: TransportConfig,
@@ -42,9 +46,14 @@ pub(crate) struct Memory {
     ollama_probed_at: Option<Instant>,
 }
 
-impl ProviderState {
-    pub(crate) fn new(secrets: Arc<dyn SecretStore>, ollama_probe: Option<String>) -> Self {
+impl ProviderService {
+    pub(crate) fn new(
+        store: Store,
+        secrets: Arc<dyn SecretStore>,
+        ollama_probe: Option<String>,
+    ) -> Self {
         Self {
+            store,
             catalog: ModelCatalog::default(),
             secrets,
             transport: TransportConfig::default(),
@@ -112,30 +121,23 @@ impl ProviderState {
         }
         build_provider(id, &values, self.transport()).map_err(|e| llm_error(&e))
     }
-}
-
-impl Host {
-    pub(crate) fn provider_state(&self) -> &ProviderState {
-        &self.inner.providers
-    }
 
     /// The catalog the agent resolves `provider:model` through, with the
     /// saved providers loaded into it.
-    pub async fn model_catalog(&self) -> &ModelCatalog {
+    pub(crate) async fn model_catalog(&self) -> &ModelCatalog {
         &self.providers_loaded().await.catalog
     }
 
     /// Loads saved providers into the catalog once (lazily: reading the
     /// keychain can block on a prompt, which must not delay the window).
-    pub(crate) async fn providers_loaded(&self) -> &ProviderState {
-        let state = self.provider_state();
-        state.loaded.get_or_init(|| self.load_providers()).await;
-        state
+    pub(crate) async fn providers_loaded(&self) -> &Self {
+        self.loaded.get_or_init(|| self.load_providers()).await;
+        self
     }
 
     async fn load_providers(&self) {
-        let state = self.provider_state();
-        match keys::CONTEXT_OVERRIDES.read_or_default(self.store()).await {
+        let state = self;
+        match keys::CONTEXT_OVERRIDES.read_or_default(&self.store).await {
             Ok(overrides) => {
                 for (key, tokens) in overrides {
                     state.catalog.set_context_override(&key, Some(tokens));
@@ -145,7 +147,7 @@ impl Host {
         }
         for descriptor in provider_descriptors() {
             let id = descriptor.id;
-            let stored = match keys::provider(id).read(self.store()).await {
+            let stored = match keys::provider(id).read(&self.store).await {
                 Ok(Some(stored)) => stored,
                 Ok(None) => continue,
                 Err(error) => {
@@ -169,7 +171,7 @@ impl Host {
     /// Looks for a local Ollama when none is configured: present → in the
     /// catalog as "detected"; absent → quietly left out.
     pub(crate) async fn detect_ollama(&self) {
-        let state = self.provider_state();
+        let state = self;
         let Some(url) = state.ollama_probe.clone() else {
             return;
         };
@@ -218,14 +220,14 @@ impl Host {
         stored: &StoredProvider,
     ) -> Result<(), ApiError> {
         keys::provider(id)
-            .write(self.store(), stored)
+            .write(&self.store, stored)
             .await
             .map_err(|e| ApiError::from(HostError::from(e)))
     }
 
     pub(crate) async fn delete_provider_config(&self, id: &str) -> Result<(), ApiError> {
         keys::provider(id)
-            .delete(self.store())
+            .delete(&self.store)
             .await
             .map_err(|e| ApiError::from(HostError::from(e)))
     }

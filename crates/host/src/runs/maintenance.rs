@@ -10,9 +10,9 @@ use pizza_llm::{Message, ModelRequest};
 use pizza_protocol::{ApiError, AppEvent, RunStatus};
 use pizza_store as store;
 
+use super::RunService;
 use super::model::ResolvedModel;
 use super::store_err;
-use crate::Host;
 use crate::activity::ActivityDetail;
 
 /// A title is a glance, not a summary.
@@ -60,10 +60,9 @@ fn clip(text: &str) -> String {
     text.chars().take(TITLE_CONTEXT_CHARS).collect()
 }
 
-impl Host {
+impl RunService {
     fn maintenance_lock(&self, thread_id: &str) -> Arc<tokio::sync::Mutex<()>> {
         let mut locks = self
-            .runs()
             .maintenance
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
@@ -93,9 +92,9 @@ impl Host {
         outcome: &RunOutcome,
         model: &ResolvedModel,
     ) -> Result<(), ApiError> {
-        let looking = self.inner.presence.is_viewing(thread_id);
+        let looking = self.presence.is_viewing(thread_id);
         let mut thread = self
-            .store()
+            .store
             .update_thread(
                 thread_id,
                 store::ThreadUpdate {
@@ -111,7 +110,7 @@ impl Host {
             && self.first_success(thread_id).await?
             && let Some(title) = self.generate_title(thread_id, model).await
             && self
-                .store()
+                .store
                 .set_auto_title(thread_id, &title)
                 .await
                 .map_err(store_err)?
@@ -136,7 +135,7 @@ impl Host {
                 .collect(),
         };
         let entry = self
-            .store()
+            .store
             .append_activity(store::NewActivity {
                 thread_id: thread_id.to_owned(),
                 run_id: Some(run_id.to_owned()),
@@ -145,8 +144,8 @@ impl Host {
             })
             .await
             .map_err(store_err)?;
-        self.threads_changed(Some(thread_id));
-        self.emit(AppEvent::Activity {
+        self.threads.threads_changed(Some(thread_id));
+        self.events.emit(AppEvent::Activity {
             cursor: entry.cursor,
             thread_id: thread_id.to_owned(),
             run_id: entry.run_id,
@@ -155,17 +154,13 @@ impl Host {
             message: outcome.error.as_ref().map(|e| e.message.clone()),
             created_at: entry.created_at,
         });
-        self.announce_outcomes().await;
+        self.notifications.announce().await;
         Ok(())
     }
 
     /// The start of the thread's last non-empty assistant message.
     async fn last_answer(&self, thread_id: &str) -> Option<String> {
-        let page = self
-            .store()
-            .messages_before(thread_id, None, 10)
-            .await
-            .ok()?;
+        let page = self.store.messages_before(thread_id, None, 10).await.ok()?;
         page.messages
             .iter()
             .rev()
@@ -176,7 +171,7 @@ impl Host {
     /// Whether the run that just succeeded is the thread's first success.
     async fn first_success(&self, thread_id: &str) -> Result<bool, ApiError> {
         let runs = self
-            .store()
+            .store
             .thread_runs(thread_id, 500)
             .await
             .map_err(store_err)?;
@@ -189,11 +184,7 @@ impl Host {
 
     /// Asks the run's model for a title; any failure leaves the title as it is.
     async fn generate_title(&self, thread_id: &str, model: &ResolvedModel) -> Option<String> {
-        let page = self
-            .store()
-            .messages_before(thread_id, None, 20)
-            .await
-            .ok()?;
+        let page = self.store.messages_before(thread_id, None, 20).await.ok()?;
         let question = page.messages.iter().find(|m| m.role == store::Role::User)?;
         let answer = page
             .messages

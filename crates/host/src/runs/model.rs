@@ -10,7 +10,7 @@ use std::sync::Arc;
 use pizza_llm::ModelClient;
 use pizza_protocol::{ApiError, ErrorCode};
 
-use crate::Host;
+use super::RunService;
 
 /// A model ready to be called.
 #[derive(Debug, Clone)]
@@ -23,7 +23,7 @@ pub(crate) struct ResolvedModel {
     pub(crate) context_window: Option<u32>,
 }
 
-impl Host {
+impl RunService {
     pub(crate) async fn resolve_model(
         &self,
         requested: Option<&str>,
@@ -36,14 +36,14 @@ impl Host {
             .map(str::to_owned);
         let key = match chosen {
             Some(key) => key,
-            None => self.default_model().await?.ok_or_else(|| {
+            None => self.providers.default_model().await?.ok_or_else(|| {
                 ApiError::new(
                     ErrorCode::ModelUnavailable,
                     "No model is available. Add a provider in Settings.",
                 )
             })?,
         };
-        let catalog = self.model_catalog().await;
+        let catalog = self.providers.model_catalog().await;
         let (client, model_id) = catalog.resolve(&key).map_err(|e| {
             ApiError::new(
                 ErrorCode::ModelUnavailable,

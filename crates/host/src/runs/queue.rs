@@ -1,20 +1,25 @@
 //! The host's message queue: `queue_add` / `queue_remove`, and what starts a
 //! queued message — the end of the thread's run (not a pause for a
 //! decision), a discarded Resume offer, and the app's start
-//! ([`Host::start_queued_messages`]). The queue is in the store, so closing
+//! ([`Host::start_queued_messages`](crate::Host::start_queued_messages)). The queue is in the store, so closing
 //! the window or quitting loses nothing.
+
+use std::sync::Arc;
 
 use pizza_protocol::{
     ApiError, AppEvent, QueueAddParams, QueueAddResponse, QueueRemoveParams, QueuedMessage,
 };
 
+use super::RunService;
 use super::start::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 use super::store_err;
-use crate::Host;
 
-impl Host {
+impl RunService {
     /// Sends the message now if the thread is free, else queues it.
-    pub async fn queue_add(&self, params: QueueAddParams) -> Result<QueueAddResponse, ApiError> {
+    pub(crate) async fn queue_add(
+        self: &Arc<Self>,
+        params: QueueAddParams,
+    ) -> Result<QueueAddResponse, ApiError> {
         let started = self
             .start(RunStart {
                 target: StartTarget::Thread(params.thread_id),
@@ -41,8 +46,8 @@ impl Host {
         })
     }
 
-    pub async fn queue_remove(&self, params: QueueRemoveParams) -> Result<(), ApiError> {
-        self.store()
+    pub(crate) async fn queue_remove(&self, params: QueueRemoveParams) -> Result<(), ApiError> {
+        self.store
             .remove_queued(&params.thread_id, &params.queued_id)
             .await
             .map_err(store_err)?;
@@ -52,8 +57,8 @@ impl Host {
 
     /// Starts the oldest queued message of every thread that holds some and
     /// waits for nobody. The app calls it once its models can be resolved.
-    pub async fn start_queued_messages(&self) {
-        match self.store().threads_with_queued().await {
+    pub(crate) async fn start_queued_messages(self: &Arc<Self>) {
+        match self.store.threads_with_queued().await {
             Ok(threads) => {
                 for thread_id in threads {
                     self.start_next_queued(&thread_id).await;
@@ -63,9 +68,9 @@ impl Host {
         }
     }
 
-    /// [`Host::start_queued`] with its failure logged: the message stays
+    /// [`RunService::start_queued`] with its failure logged: the message stays
     /// queued (and shown) for the user to remove or for the next chance.
-    pub(crate) async fn start_next_queued(&self, thread_id: &str) {
+    pub(crate) async fn start_next_queued(self: &Arc<Self>, thread_id: &str) {
         if let Err(error) = self.start_queued(thread_id).await {
             tracing::warn!(code = %error.code, thread_id, "could not start a queued message");
         }
@@ -73,7 +78,7 @@ impl Host {
 
     /// The thread's queue, oldest first.
     pub(crate) async fn queued(&self, thread_id: &str) -> Result<Vec<QueuedMessage>, ApiError> {
-        self.store()
+        self.store
             .queued_messages(thread_id)
             .await
             .map_err(store_err)
@@ -93,7 +98,7 @@ impl Host {
             return Ok(true);
         }
         let head = self
-            .store()
+            .store
             .history(thread_id, None, 1)
             .await
             .map_err(store_err)?;
@@ -101,13 +106,13 @@ impl Host {
     }
 
     pub(super) async fn enqueue(
-        &self,
+        self: &Arc<Self>,
         thread_id: &str,
         text: &str,
         model: Option<&str>,
     ) -> Result<Started, ApiError> {
         let queued = self
-            .store()
+            .store
             .queue_message(thread_id, text, model)
             .await
             .map_err(store_err)?;
@@ -130,7 +135,7 @@ impl Host {
     /// Tells the windows the thread's whole queue.
     pub(crate) async fn queue_changed(&self, thread_id: &str) {
         match self.queued(thread_id).await {
-            Ok(queued) => self.emit(AppEvent::QueueChanged {
+            Ok(queued) => self.events.emit(AppEvent::QueueChanged {
                 thread_id: thread_id.to_owned(),
                 queued,
             }),

@@ -1,5 +1,5 @@
 //! The one way a run starts. `run_start`, `run_respond`, `run_resume`, the
-//! host queue and (next) the trigger scheduler all call [`Host::start`]:
+//! host queue and (next) the trigger scheduler all call [`RunService::start`]:
 //! reserve the thread → resolve the model → create the run row → spawn.
 
 use std::sync::Arc;
@@ -12,11 +12,11 @@ use pizza_store as store;
 
 pub use pizza_store::RunSource;
 
+use super::RunService;
 use super::agent_runtime::{Begin, RunAgent};
 use super::model::ResolvedModel;
 use super::registry::{Reservation, RunHandle};
 use super::store_err;
-use crate::Host;
 
 /// Which thread a run goes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,11 +82,11 @@ pub enum Started {
     },
 }
 
-impl Host {
+impl RunService {
     /// Starts a run (or queues its message, per [`WhenBusy`]). Answers as
     /// soon as the run row exists; the run goes on on its own task, tied to
     /// no window.
-    pub async fn start(&self, request: RunStart) -> Result<Started, ApiError> {
+    pub(crate) async fn start(self: &Arc<Self>, request: RunStart) -> Result<Started, ApiError> {
         let RunStart {
             target,
             begin,
@@ -118,14 +118,14 @@ impl Host {
         };
         let (thread_id, reservation, model) = match target {
             StartTarget::Thread(id) => {
-                let thread = self.store().thread(&id).await.map_err(store_err)?;
+                let thread = self.store.thread(&id).await.map_err(store_err)?;
                 if let Some(text) = &queue_text
                     && self.must_wait(&thread.id).await?
                 {
                     return self.enqueue(&thread.id, text, model.as_deref()).await;
                 }
                 // Busy first: the composer queues on CONFLICT without waiting.
-                let reservation = match self.runs().registry.reserve(&thread.id) {
+                let reservation = match self.registry.reserve(&thread.id) {
                     Ok(reservation) => reservation,
                     Err(busy) if busy.code == ErrorCode::Conflict => match &queue_text {
                         Some(text) => {
@@ -148,7 +148,7 @@ impl Host {
                 // Resolved first, so a missing model leaves no empty thread.
                 let model = self.resolve_model(model.as_deref(), None).await?;
                 let thread = self
-                    .store()
+                    .store
                     .create_thread(store::NewThread {
                         title,
                         folder_id,
@@ -157,17 +157,17 @@ impl Host {
                     })
                     .await
                     .map_err(store_err)?;
-                let reservation = self.runs().registry.reserve(&thread.id)?;
+                let reservation = self.registry.reserve(&thread.id)?;
                 (thread.id, reservation, model)
             }
         };
-        let agent = self.runs().agent.for_run().await;
+        let agent = self.agent.for_run().await;
         let (drive_begin, committed) = match begin {
             RunBegin::Message { text, .. } => (Begin::Message(text), Vec::new()),
             RunBegin::Decisions(response) => {
                 // Counters belong to the run that paused; the next run resets them.
                 let paused_run = self
-                    .store()
+                    .store
                     .thread_runs(&thread_id, 1)
                     .await
                     .map_err(store_err)?
@@ -183,7 +183,7 @@ impl Host {
             RunBegin::Continue => (Begin::Checkpoint, Vec::new()),
         };
         let run = self
-            .store()
+            .store
             .create_run(&thread_id, source)
             .await
             .map_err(store_err)?;
@@ -193,7 +193,7 @@ impl Host {
             // The decision (or the Resume offer) is answered.
             self.clear_awaiting_action(&thread_id).await?;
         } else {
-            self.threads_changed(Some(&thread_id));
+            self.threads.threads_changed(Some(&thread_id));
         }
         self.spawn_run(handle, agent, &thread_id, model, drive_begin);
         Ok(Started::Run {
@@ -205,10 +205,10 @@ impl Host {
     /// Starts the thread's oldest queued message if the thread is free and
     /// nothing waits for the user. Returns the message's id and its run.
     pub(crate) async fn start_queued(
-        &self,
+        self: &Arc<Self>,
         thread_id: &str,
     ) -> Result<Option<(String, RunId)>, ApiError> {
-        let store = self.store();
+        let store = &self.store;
         let queue = store.queued_messages(thread_id).await.map_err(store_err)?;
         let Some(next) = queue.into_iter().next() else {
             return Ok(None);
@@ -217,14 +217,14 @@ impl Host {
             return Ok(None);
         }
         // Busy (or quitting): the live run's end starts it.
-        let Ok(reservation) = self.runs().registry.reserve(thread_id) else {
+        let Ok(reservation) = self.registry.reserve(thread_id) else {
             return Ok(None);
         };
         let thread = store.thread(thread_id).await.map_err(store_err)?;
         let model = self
             .resolve_model(next.model.as_deref(), thread.model.as_deref())
             .await?;
-        let agent = self.runs().agent.for_run().await;
+        let agent = self.agent.for_run().await;
         let run = match store
             .create_run_from_queue(thread_id, &next.id, RunSource::User)
             .await
@@ -236,12 +236,12 @@ impl Host {
         };
         self.launch(reservation, agent, thread_id, &run.id, model, next.text);
         self.queue_changed(thread_id).await;
-        self.threads_changed(Some(thread_id));
+        self.threads.threads_changed(Some(thread_id));
         Ok(Some((next.id, run.id)))
     }
 
     fn launch(
-        &self,
+        self: &Arc<Self>,
         reservation: Reservation,
         agent: RunAgent,
         thread_id: &str,
@@ -254,22 +254,22 @@ impl Host {
     }
 
     fn spawn_run(
-        &self,
+        self: &Arc<Self>,
         handle: Arc<RunHandle>,
         agent: RunAgent,
         thread_id: &str,
         model: ResolvedModel,
         begin: Begin,
     ) {
-        let host = self.clone();
+        let runs = Arc::clone(self);
         let thread_id = thread_id.to_owned();
-        self.runs().tasks.spawn(async move {
-            host.drive(handle, agent, thread_id, model, begin).await;
+        self.tasks.spawn(async move {
+            runs.drive(handle, agent, thread_id, model, begin).await;
         });
     }
 
     async fn drive(
-        &self,
+        self: &Arc<Self>,
         handle: Arc<RunHandle>,
         agent: RunAgent,
         thread_id: ThreadId,
@@ -288,7 +288,7 @@ impl Host {
                 handle.cancel_token(),
             )
             .await;
-        if let Err(error) = self.store().finish_run(&run_id, outcome.to_store()).await {
+        if let Err(error) = self.store.finish_run(&run_id, outcome.to_store()).await {
             tracing::warn!(%error, run_id, "could not record the end of a run");
         }
         handle.finish(RunEvent::RunFinished {

@@ -1,26 +1,26 @@
 //! `thread_export`: a thread to a Markdown or JSON Lines file the user chose.
 
+use super::ThreadService;
 use super::{message_view, store_err};
-use crate::Host;
 use pizza_protocol::{
     ApiError, ExportFormat, MessagePart, MessageView, Role, ThreadExportParams,
     ThreadExportResponse,
 };
 use std::path::PathBuf;
 
-impl Host {
-    pub async fn thread_export(
+impl ThreadService {
+    pub(crate) async fn thread_export(
         &self,
         params: ThreadExportParams,
     ) -> Result<ThreadExportResponse, ApiError> {
         let path = export_path(&params.path)?;
         let thread = self
-            .store()
+            .store
             .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
         let state = self
-            .store()
+            .store
             .state(&thread.id, None)
             .await
             .map_err(store_err)?;
