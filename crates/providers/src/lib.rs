@@ -1,8 +1,10 @@
 #![doc = include_str!("../README.md")]
 
+mod alternating;
 mod anthropic;
 mod bedrock;
 mod catalog;
+mod decoding;
 mod framing;
 mod gemini;
 mod http;
