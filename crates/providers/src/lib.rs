@@ -7,6 +7,7 @@ mod catalog;
 mod decoding;
 mod framing;
 mod gemini;
+mod history;
 mod http;
 mod ollama;
 mod openai;

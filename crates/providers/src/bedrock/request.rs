@@ -6,6 +6,7 @@ use pizza_llm::{
 use serde_json::{Map, Value, json};
 
 use crate::alternating::AlternatingTurns;
+use crate::history::tool_input;
 
 /// Used only when reasoning needs a `maxTokens` and the caller set none.
 const DEFAULT_MAX_TOKENS: u32 = 8_192;
@@ -119,11 +120,7 @@ fn block(part: &ContentPart) -> Result<Option<Value>> {
         } => json!({"reasoningContent": {"redactedContent": data}}),
         ContentPart::Reasoning { .. } => return Ok(None),
         ContentPart::ToolCall(call) => {
-            let input = if call.arguments.is_object() {
-                call.arguments.clone()
-            } else {
-                json!({})
-            };
+            let input = tool_input(call);
             json!({"toolUse": {"toolUseId": call.id, "name": call.name, "input": input}})
         }
         ContentPart::ToolResult {
