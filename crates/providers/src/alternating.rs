@@ -23,12 +23,7 @@ impl AlternatingTurns {
             Role::Assistant => "assistant",
             Role::User | Role::Tool | Role::System => "user",
         };
-        let mut blocks = Vec::new();
-        for part in &message.content {
-            if let Some(block) = block(part)? {
-                blocks.push(block);
-            }
-        }
+        let blocks = content_blocks(&message.content, block)?;
         if blocks.is_empty() {
             return Ok(());
         }
@@ -46,4 +41,19 @@ impl AlternatingTurns {
             .map(|(role, content)| json!({"role": role, "content": content}))
             .collect()
     }
+}
+
+/// The content blocks `block` makes of `parts`, leaving out those it makes
+/// none of (a tool result's content is built the same way as a message's).
+pub(crate) fn content_blocks(
+    parts: &[ContentPart],
+    block: impl Fn(&ContentPart) -> Result<Option<Value>>,
+) -> Result<Vec<Value>> {
+    let mut blocks = Vec::new();
+    for part in parts {
+        if let Some(block) = block(part)? {
+            blocks.push(block);
+        }
+    }
+    Ok(blocks)
 }

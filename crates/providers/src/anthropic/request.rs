@@ -5,7 +5,7 @@ use pizza_llm::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::alternating::AlternatingTurns;
+use crate::alternating::{AlternatingTurns, content_blocks};
 use crate::history::tool_input;
 
 const DEFAULT_MAX_TOKENS: u32 = 8_192;
@@ -109,12 +109,7 @@ fn block(part: &ContentPart) -> Result<Option<Value>> {
             content,
             is_error,
         } => {
-            let mut inner = Vec::new();
-            for part in content {
-                if let Some(block) = block(part)? {
-                    inner.push(block);
-                }
-            }
+            let inner = content_blocks(content, block)?;
             json!({"type": "tool_result", "tool_use_id": call_id, "content": inner, "is_error": is_error})
         }
     }))

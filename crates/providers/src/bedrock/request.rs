@@ -5,7 +5,7 @@ use pizza_llm::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::alternating::AlternatingTurns;
+use crate::alternating::{AlternatingTurns, content_blocks};
 use crate::history::tool_input;
 
 /// Used only when reasoning needs a `maxTokens` and the caller set none.
@@ -128,18 +128,14 @@ fn block(part: &ContentPart) -> Result<Option<Value>> {
             content,
             is_error,
         } => {
-            let mut inner = Vec::new();
-            for part in content {
-                // Tool results take text, images and documents, not nested
-                // calls or reasoning.
-                if let ContentPart::Text { .. }
+            // Tool results take text, images and documents, not nested
+            // calls or reasoning.
+            let inner = content_blocks(content, |part| match part {
+                ContentPart::Text { .. }
                 | ContentPart::Image { .. }
-                | ContentPart::Document { .. } = part
-                    && let Some(block) = block(part)?
-                {
-                    inner.push(block);
-                }
-            }
+                | ContentPart::Document { .. } => block(part),
+                _ => Ok(None),
+            })?;
             let status = if *is_error { "error" } else { "success" };
             json!({"toolResult": {"toolUseId": call_id, "content": inner, "status": status}})
         }
