@@ -5,7 +5,8 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::support::{
-    T0, assistant, calls, content, new_thread, open, row_counts, step, step_with_files, tool, user,
+    T0, assert_not_found, assistant, calls, content, new_thread, open, row_counts, step,
+    step_with_files, tool, user,
 };
 
 fn files(state: &ThreadState) -> BTreeMap<String, String> {
@@ -293,16 +294,7 @@ async fn bad_steps_write_nothing() {
         .state(&other.id, Some(&c.checkpoint.id))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::NotFound {
-                what: "checkpoint",
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert_not_found(&err, "checkpoint");
     assert!(matches!(
         t.store.history("missing", None, 10).await,
         Err(Error::NotFound { .. })

@@ -3,7 +3,8 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::support::{
-    assistant, calls, new_thread, open, row_counts, step, step_with_files, tool, user,
+    assert_not_found, assistant, calls, new_thread, open, row_counts, step, step_with_files, tool,
+    user,
 };
 
 #[tokio::test]
@@ -126,16 +127,7 @@ async fn fork_inside_a_tool_call_is_refused_and_writes_nothing() {
         .fork_thread(&th.id, "no-such-message", None)
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::NotFound {
-                what: "message",
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert_not_found(&err, "message");
     let err = t
         .store
         .fork_thread(&th.id, &all.messages[0].id, Some(""))
