@@ -13,8 +13,9 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use pizza_host::{DataRoot, Host, HostOptions};
 use pizza_llm::{FakeModel, FakeTurn, ModelClient, ModelDescriptor, ModelRequest, StreamEvent};
-use pizza_protocol::{RunEvent, RunStartParams, ThreadSubscribeParams};
+use pizza_protocol::{RunEvent, RunEventFrame, RunStartParams, ThreadSubscribeParams};
 use pizza_test_support::data_root::TempDataRoot;
+use tokio::sync::mpsc;
 
 const DELTAS: usize = 200_000;
 const LATENCY_RUNS: usize = 200;
@@ -76,13 +77,7 @@ async fn throughput(host: &Host, model: &FakeProvider) {
     });
     model.answer_with(FakeTurn::from_events(events));
     let mut notices = host.subscribe();
-    let (_ack, mut rx) = host
-        .thread_subscribe(ThreadSubscribeParams {
-            thread_id: thread.id.clone(),
-            since: Some(0),
-        })
-        .await
-        .unwrap();
+    let mut rx = subscribe_from_start(host, &thread.id).await;
     let began = Instant::now();
     let run = host.run_start(start(Some(thread.id))).await.unwrap();
     let mut frames = 0usize;
@@ -112,6 +107,18 @@ async fn throughput(host: &Host, model: &FakeProvider) {
     }
 }
 
+/// Subscribes to a thread's events from its first one, before a run starts.
+async fn subscribe_from_start(host: &Host, thread_id: &str) -> mpsc::Receiver<RunEventFrame> {
+    let (_ack, rx) = host
+        .thread_subscribe(ThreadSubscribeParams {
+            thread_id: thread_id.to_owned(),
+            since: Some(0),
+        })
+        .await
+        .unwrap();
+    rx
+}
+
 async fn first_delta_latency(host: &Host, model: &FakeProvider) {
     model.answer_with(FakeTurn::text("hi there"));
     let mut samples = Vec::with_capacity(LATENCY_RUNS);
@@ -120,13 +127,7 @@ async fn first_delta_latency(host: &Host, model: &FakeProvider) {
             .thread_create(pizza_protocol::ThreadCreateParams::default())
             .await
             .unwrap();
-        let (_ack, mut rx) = host
-            .thread_subscribe(ThreadSubscribeParams {
-                thread_id: thread.id.clone(),
-                since: Some(0),
-            })
-            .await
-            .unwrap();
+        let mut rx = subscribe_from_start(host, &thread.id).await;
         let began = Instant::now();
         host.run_start(start(Some(thread.id))).await.unwrap();
         loop {

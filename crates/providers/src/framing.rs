@@ -34,6 +34,17 @@ pub enum Frame {
     },
 }
 
+impl Frame {
+    /// The data of an SSE frame that carries any; `None` for a keep-alive
+    /// or a frame of another framing, which the SSE formats pass over.
+    pub(crate) fn sse_data(self) -> Option<String> {
+        match self {
+            Frame::Sse { data, .. } if !data.trim().is_empty() => Some(data),
+            _ => None,
+        }
+    }
+}
+
 /// Which framing a wire format uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framing {

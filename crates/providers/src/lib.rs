@@ -1,10 +1,13 @@
 #![doc = include_str!("../README.md")]
 
+mod alternating;
 mod anthropic;
 mod bedrock;
 mod catalog;
+mod decoding;
 mod framing;
 mod gemini;
+mod history;
 mod http;
 mod ollama;
 mod openai;

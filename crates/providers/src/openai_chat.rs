@@ -4,4 +4,4 @@ mod decode;
 mod request;
 
 pub use decode::ChatDecoder;
-pub(crate) use request::{ChatOptions, chat_body, image_url};
+pub(crate) use request::{ChatOptions, chat_body, image_url, tool_choice};

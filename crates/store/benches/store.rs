@@ -81,6 +81,14 @@ where
 }
 
 /// A step like an agent's: an assistant reply, a tool result, one file write.
+/// A step that only adds `messages`, to seed a thread.
+fn messages_only(messages: Vec<NewMessage>) -> StepCommit {
+    StepCommit {
+        messages,
+        ..StepCommit::default()
+    }
+}
+
 fn agent_step(i: usize) -> StepCommit {
     StepCommit {
         messages: vec![
@@ -108,15 +116,7 @@ async fn commit_bench(durability: Durability) -> BenchResult {
     for _ in 0..ROUNDS {
         let t = store.create_thread(NewThread::default()).await?;
         let msgs = (0..10).map(|j| message(format!("seed {j}"))).collect();
-        store
-            .commit_step(
-                &t.id,
-                StepCommit {
-                    messages: msgs,
-                    ..StepCommit::default()
-                },
-            )
-            .await?;
+        store.commit_step(&t.id, messages_only(msgs)).await?;
         short.push(t.id);
     }
     let long = store.create_thread(NewThread::default()).await?;
@@ -217,15 +217,7 @@ async fn search_bench() -> BenchResult {
                 message(words.join(" "))
             })
             .collect();
-        store
-            .commit_step(
-                &t.id,
-                StepCommit {
-                    messages: msgs,
-                    ..StepCommit::default()
-                },
-            )
-            .await?;
+        store.commit_step(&t.id, messages_only(msgs)).await?;
     }
     println!(
         "search over {} messages ({} threads; setup {:.1} s):",

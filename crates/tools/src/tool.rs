@@ -80,10 +80,7 @@ pub trait Tool: Send + Sync + Debug {
     }
     /// One sentence for the approval card: what the call will do.
     fn describe_call(&self, args: &Value) -> String {
-        match args.get("file_path").and_then(Value::as_str) {
-            Some(path) => format!("Run {} on {path}.", self.name()),
-            None => format!("Run the tool {}.", self.name()),
-        }
+        describe_by_file_path(self.name(), args)
     }
     async fn call(
         &self,
@@ -91,4 +88,13 @@ pub trait Tool: Send + Sync + Debug {
         args: Value,
         cancel: CancellationToken,
     ) -> Result<ToolOutput>;
+}
+
+/// The approval card's sentence for a tool that says nothing better: the
+/// tool's name and the file the call names, if any.
+pub(crate) fn describe_by_file_path(tool: &str, args: &Value) -> String {
+    match args.get("file_path").and_then(Value::as_str) {
+        Some(path) => format!("Run {tool} on {path}."),
+        None => format!("Run the tool {tool}."),
+    }
 }

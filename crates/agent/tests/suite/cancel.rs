@@ -1,7 +1,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pizza_agent::{CancellationToken, ChannelSink};
+use pizza_agent::{CancellationToken, ChannelSink, RunOutcome};
 use pizza_llm::{FakeTurn, StreamEvent};
 use pizza_protocol::{RunEvent, RunStatus};
 use pizza_store::Role;
@@ -35,11 +35,7 @@ async fn cancel_mid_stream_stops_the_model_and_keeps_what_was_said() {
         tokio::spawn(async move { agent.run(input, Arc::new(sink), cancel).await })
     };
     wait_for(&mut rx, |e| matches!(e, RunEvent::TextDelta { .. })).await;
-    cancel.cancel();
-    let outcome = tokio::time::timeout(CANCEL_BOUND, task)
-        .await
-        .expect("cancel takes effect promptly")
-        .unwrap();
+    let outcome = cancel_and_wait(&cancel, task).await;
     assert_eq!(outcome.status, RunStatus::Cancelled);
     assert_eq!(outcome.error, None);
     // What streamed before the stop stays, marked stopped.
@@ -91,11 +87,7 @@ async fn cancel_mid_tool_stops_the_tool_and_closes_its_call() {
         |e| matches!(e, RunEvent::ToolFinished { call_id, .. } if call_id == "fast"),
     )
     .await;
-    cancel.cancel();
-    let outcome = tokio::time::timeout(CANCEL_BOUND, task)
-        .await
-        .expect("cancel takes effect promptly")
-        .unwrap();
+    let outcome = cancel_and_wait(&cancel, task).await;
     assert_eq!(outcome.status, RunStatus::Cancelled);
 
     let transcript = h.transcript().await;
@@ -110,12 +102,18 @@ async fn cancel_mid_tool_stops_the_tool_and_closes_its_call() {
     h.model.push_turn(FakeTurn::text("ok"));
     let mut input = h.input(Some("next"));
     input.run_id = "run-2".into();
-    let outcome = agent
-        .run(
-            input,
-            Arc::new(pizza_agent::NullSink),
-            CancellationToken::new(),
-        )
-        .await;
+    let outcome = agent.run_unobserved(input).await;
     assert_eq!(outcome.status, RunStatus::Succeeded);
+}
+
+/// Cancels the run and waits for its outcome, which must come promptly.
+async fn cancel_and_wait(
+    cancel: &CancellationToken,
+    task: tokio::task::JoinHandle<RunOutcome>,
+) -> RunOutcome {
+    cancel.cancel();
+    tokio::time::timeout(CANCEL_BOUND, task)
+        .await
+        .expect("cancel takes effect promptly")
+        .unwrap()
 }

@@ -52,6 +52,16 @@ impl TestAgent {
         outcome
     }
 
+    /// Runs to the end with no one watching its events or cancelling it.
+    pub(crate) async fn run_unobserved(&self, input: RunInput) -> RunOutcome {
+        self.run(
+            input,
+            Arc::new(pizza_agent::NullSink),
+            CancellationToken::new(),
+        )
+        .await
+    }
+
     pub(crate) async fn resume(
         &self,
         mut input: RunInput,
@@ -247,57 +257,52 @@ pub(crate) fn result_of(parts: &[MessagePart]) -> (&str, &str, bool) {
     }
 }
 
+/// The `Tool` impl every scripted test tool shares: a name, a description,
+/// an object with any arguments, and a body that sees the tool and the
+/// call's cancellation token.
+macro_rules! scripted_tool {
+    ($tool:ty, $name:literal, $description:literal, |$this:ident, $cancel:pat_param| $body:block) => {
+        #[async_trait::async_trait]
+        impl Tool for $tool {
+            fn name(&self) -> &str {
+                $name
+            }
+            fn description(&self) -> &str {
+                $description
+            }
+            fn parameters(&self) -> Value {
+                json!({"type": "object"})
+            }
+            async fn call(
+                &self,
+                _: &ToolContext,
+                _: Value,
+                $cancel: CancellationToken,
+            ) -> pizza_tools::Result<ToolOutput> {
+                let $this = self;
+                $body
+            }
+        }
+    };
+}
+
 /// Counts its calls; answers "counted".
 #[derive(Debug, Default)]
 pub(crate) struct Counter(pub(crate) AtomicUsize);
 
-#[async_trait::async_trait]
-impl Tool for Counter {
-    fn name(&self) -> &str {
-        "counter"
-    }
-    fn description(&self) -> &str {
-        "Counts."
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object"})
-    }
-    async fn call(
-        &self,
-        _: &ToolContext,
-        _: Value,
-        _: CancellationToken,
-    ) -> pizza_tools::Result<ToolOutput> {
-        let n = self.0.fetch_add(1, Ordering::SeqCst) + 1;
-        Ok(format!("counted {n}").into())
-    }
-}
+scripted_tool!(Counter, "counter", "Counts.", |this, _| {
+    let n = this.0.fetch_add(1, Ordering::SeqCst) + 1;
+    Ok(format!("counted {n}").into())
+});
 
 /// Waits at a barrier: two calls only finish if they run at the same time.
 #[derive(Debug)]
 pub(crate) struct Rendezvous(pub(crate) Barrier);
 
-#[async_trait::async_trait]
-impl Tool for Rendezvous {
-    fn name(&self) -> &str {
-        "rendezvous"
-    }
-    fn description(&self) -> &str {
-        "Meets the others."
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object"})
-    }
-    async fn call(
-        &self,
-        _: &ToolContext,
-        _: Value,
-        _: CancellationToken,
-    ) -> pizza_tools::Result<ToolOutput> {
-        self.0.wait().await;
-        Ok(ToolOutput::text("met"))
-    }
-}
+scripted_tool!(Rendezvous, "rendezvous", "Meets the others.", |this, _| {
+    this.0.wait().await;
+    Ok(ToolOutput::text("met"))
+});
 
 /// The first `hangs` calls wait until cancelled (or dropped); later calls return.
 #[derive(Debug, Default)]
@@ -306,53 +311,19 @@ pub(crate) struct Hang {
     pub(crate) hangs: usize,
 }
 
-#[async_trait::async_trait]
-impl Tool for Hang {
-    fn name(&self) -> &str {
-        "hang"
+scripted_tool!(Hang, "hang", "Takes forever.", |this, cancel| {
+    let n = this.calls.fetch_add(1, Ordering::SeqCst);
+    if n < this.hangs {
+        cancel.cancelled().await;
+        return Err(ToolError::Cancelled);
     }
-    fn description(&self) -> &str {
-        "Takes forever."
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object"})
-    }
-    async fn call(
-        &self,
-        _: &ToolContext,
-        _: Value,
-        cancel: CancellationToken,
-    ) -> pizza_tools::Result<ToolOutput> {
-        let n = self.calls.fetch_add(1, Ordering::SeqCst);
-        if n < self.hangs {
-            cancel.cancelled().await;
-            return Err(ToolError::Cancelled);
-        }
-        Ok(ToolOutput::text("finally"))
-    }
-}
+    Ok(ToolOutput::text("finally"))
+});
 
 /// Always fails.
 #[derive(Debug)]
 pub(crate) struct Broken;
 
-#[async_trait::async_trait]
-impl Tool for Broken {
-    fn name(&self) -> &str {
-        "broken"
-    }
-    fn description(&self) -> &str {
-        "Fails."
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object"})
-    }
-    async fn call(
-        &self,
-        _: &ToolContext,
-        _: Value,
-        _: CancellationToken,
-    ) -> pizza_tools::Result<ToolOutput> {
-        Err(ToolError::failed("the disk is on fire; try /other"))
-    }
-}
+scripted_tool!(Broken, "broken", "Fails.", |_this, _| {
+    Err(ToolError::failed("the disk is on fire; try /other"))
+});

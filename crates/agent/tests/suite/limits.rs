@@ -79,13 +79,7 @@ async fn excess_tool_calls_are_refused_in_place_and_the_turn_ends() {
     h.model.push_turn(FakeTurn::text("ok"));
     let mut input = h.input(Some("again"));
     input.run_id = "run-2".into();
-    let outcome = agent
-        .run(
-            input,
-            std::sync::Arc::new(pizza_agent::NullSink),
-            pizza_agent::CancellationToken::new(),
-        )
-        .await;
+    let outcome = agent.run_unobserved(input).await;
     assert_eq!(outcome.status, RunStatus::Succeeded);
     let transcript = h.transcript().await;
     assert_eq!(result_of(&transcript[transcript.len() - 2].1).2, false);

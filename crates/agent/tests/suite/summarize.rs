@@ -1,9 +1,7 @@
-use pizza_agent::CancellationToken;
 use pizza_llm::{FakeTurn, Role as LlmRole};
 use pizza_protocol::RunStatus;
 use pizza_store::{NewMessage, Role, StepCommit};
 use pretty_assertions::assert_eq;
-use std::sync::Arc;
 
 use super::harness::{Harness, config};
 
@@ -49,13 +47,7 @@ async fn older_turns_are_summarized_in_the_request_only_and_once() {
     let agent = h.agent(config());
     let mut input = h.input(Some("Continue"));
     input.context_window = Some(4_000);
-    let outcome = agent
-        .run(
-            input,
-            Arc::new(pizza_agent::NullSink),
-            CancellationToken::new(),
-        )
-        .await;
+    let outcome = agent.run_unobserved(input).await;
     assert_eq!(outcome.status, RunStatus::Succeeded);
 
     let requests = h.model.requests();
@@ -86,13 +78,7 @@ async fn older_turns_are_summarized_in_the_request_only_and_once() {
     let mut input = h.input(Some("And?"));
     input.run_id = "run-2".into();
     input.context_window = Some(4_000);
-    let outcome = agent
-        .run(
-            input,
-            Arc::new(pizza_agent::NullSink),
-            CancellationToken::new(),
-        )
-        .await;
+    let outcome = agent.run_unobserved(input).await;
     assert_eq!(outcome.status, RunStatus::Succeeded);
     let requests = h.model.requests();
     assert_eq!(requests.len(), 3, "no second summary call");
@@ -107,13 +93,7 @@ async fn below_the_threshold_nothing_is_summarized() {
     long_thread(&h).await;
     h.model.push_turn(FakeTurn::text("Fine."));
     let agent = h.agent(config());
-    let outcome = agent
-        .run(
-            h.input(Some("Continue")),
-            Arc::new(pizza_agent::NullSink),
-            CancellationToken::new(),
-        )
-        .await;
+    let outcome = agent.run_unobserved(h.input(Some("Continue"))).await;
     assert_eq!(outcome.status, RunStatus::Succeeded);
     let requests = h.model.requests();
     assert_eq!(requests.len(), 1);

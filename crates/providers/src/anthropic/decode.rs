@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 
-use pizza_llm::{Error, Result, StopReason, StreamEvent, Usage};
+use pizza_llm::{Result, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
+use crate::decoding::{error_object, parse_json, require_terminal, string, tool_input_delta};
 use crate::framing::{Decoder, Frame};
-use crate::transport::classify_message;
 
 #[derive(Debug, Default)]
 pub struct AnthropicDecoder {
@@ -38,24 +38,12 @@ fn usage(value: &Value) -> Usage {
     }
 }
 
-fn string(value: &Value, key: &str) -> String {
-    value
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
-
 impl Decoder for AnthropicDecoder {
     fn decode(&mut self, frame: Frame, out: &mut Vec<StreamEvent>) -> Result<()> {
-        let Frame::Sse { data, .. } = frame else {
+        let Some(data) = frame.sse_data() else {
             return Ok(());
         };
-        if data.trim().is_empty() {
-            return Ok(());
-        }
-        let event: Value = serde_json::from_str(&data)
-            .map_err(|error| Error::stream(format!("malformed event: {error}")))?;
+        let event: Value = parse_json(data.as_bytes(), "event")?;
         let index = event.get("index").and_then(Value::as_u64).unwrap_or(0);
         match event
             .get("type")
@@ -105,16 +93,8 @@ impl Decoder for AnthropicDecoder {
                         signature: string(delta, "signature"),
                     }),
                     Some("input_json_delta") => {
-                        let Some(call) = self.tool_blocks.get(&index) else {
-                            return Err(Error::stream("tool input for an unknown content block"));
-                        };
                         let arguments = string(delta, "partial_json");
-                        if !arguments.is_empty() {
-                            out.push(StreamEvent::ToolCallDelta {
-                                index: *call,
-                                arguments,
-                            });
-                        }
+                        tool_input_delta(&self.tool_blocks, index, arguments, out)?;
                     }
                     _ => {}
                 }
@@ -146,11 +126,7 @@ impl Decoder for AnthropicDecoder {
             "error" => {
                 let error = event.get("error").unwrap_or(&Value::Null);
                 let kind = error.get("type").and_then(Value::as_str);
-                return Err(classify_message(
-                    kind,
-                    &string(error, "message"),
-                    &self.model,
-                ));
+                return Err(error_object(error, kind, &self.model));
             }
             // `ping` and future event types.
             _ => {}
@@ -163,10 +139,6 @@ impl Decoder for AnthropicDecoder {
     }
 
     fn finish(&mut self, _out: &mut Vec<StreamEvent>) -> Result<()> {
-        if self.done {
-            Ok(())
-        } else {
-            Err(Error::stream("the stream ended before `message_stop`"))
-        }
+        require_terminal(self.done, "`message_stop`")
     }
 }

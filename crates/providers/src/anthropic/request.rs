@@ -5,37 +5,22 @@ use pizza_llm::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::alternating::{AlternatingTurns, content_blocks};
+use crate::history::tool_input;
+
 const DEFAULT_MAX_TOKENS: u32 = 8_192;
 
 pub(super) fn messages_body(request: &ModelRequest) -> Result<Value> {
     let mut system = request.system.clone().unwrap_or_default();
-    let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut turns = AlternatingTurns::default();
     for message in &request.messages {
-        let role = match message.role {
-            Role::System => {
-                if !system.is_empty() {
-                    system.push_str("\n\n");
-                }
-                system.push_str(&message.text());
-                continue;
+        if message.role == Role::System {
+            if !system.is_empty() {
+                system.push_str("\n\n");
             }
-            Role::User | Role::Tool => "user",
-            Role::Assistant => "assistant",
-        };
-        let mut blocks = Vec::new();
-        for part in &message.content {
-            if let Some(block) = block(part)? {
-                blocks.push(block);
-            }
-        }
-        if blocks.is_empty() {
-            continue;
-        }
-        // The API wants alternating roles: tool results and the next user
-        // text travel in one user message.
-        match messages.last_mut() {
-            Some((last, content)) if *last == role => content.extend(blocks),
-            _ => messages.push((role, blocks)),
+            system.push_str(&message.text());
+        } else {
+            turns.push(message, block)?;
         }
     }
     let mut body = Map::new();
@@ -54,11 +39,7 @@ pub(super) fn messages_body(request: &ModelRequest) -> Result<Value> {
     if !system.is_empty() {
         body.insert("system".into(), json!(system));
     }
-    let messages: Vec<Value> = messages
-        .into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
-        .collect();
-    body.insert("messages".into(), Value::Array(messages));
+    body.insert("messages".into(), turns.into_json());
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
             .tools
@@ -120,11 +101,7 @@ fn block(part: &ContentPart) -> Result<Option<Value>> {
         } => json!({"type": "redacted_thinking", "data": data}),
         ContentPart::Reasoning { .. } => return Ok(None),
         ContentPart::ToolCall(call) => {
-            let input = if call.arguments.is_object() {
-                call.arguments.clone()
-            } else {
-                json!({})
-            };
+            let input = tool_input(call);
             json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
         }
         ContentPart::ToolResult {
@@ -132,12 +109,7 @@ fn block(part: &ContentPart) -> Result<Option<Value>> {
             content,
             is_error,
         } => {
-            let mut inner = Vec::new();
-            for part in content {
-                if let Some(block) = block(part)? {
-                    inner.push(block);
-                }
-            }
+            let inner = content_blocks(content, block)?;
             json!({"type": "tool_result", "tool_use_id": call_id, "content": inner, "is_error": is_error})
         }
     }))

@@ -6,9 +6,10 @@
 
 use std::collections::HashMap;
 
-use pizza_llm::{Error, Result, StopReason, StreamEvent, Usage};
+use pizza_llm::{Result, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
+use crate::decoding::{parse_json, require_terminal, string, tool_input_delta};
 use crate::framing::{Decoder, Frame};
 use crate::transport::classify_aws;
 
@@ -39,14 +40,6 @@ impl BedrockDecoder {
     }
 }
 
-fn string(value: &Value, key: &str) -> String {
-    value
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
-
 fn stop_reason(reason: &str) -> StopReason {
     match reason {
         "tool_use" => StopReason::ToolUse,
@@ -69,8 +62,7 @@ impl Decoder for BedrockDecoder {
         let event: Value = if payload.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(&payload)
-                .map_err(|error| Error::stream(format!("malformed event: {error}")))?
+            parse_json(&payload, "event")?
         };
         if message_type != "event" {
             // `exception` (modelled errors) and `error` (protocol errors).
@@ -107,16 +99,8 @@ impl Decoder for BedrockDecoder {
                         });
                     }
                 } else if let Some(tool) = delta.get("toolUse") {
-                    let Some(call) = self.tool_blocks.get(&index) else {
-                        return Err(Error::stream("tool input for an unknown content block"));
-                    };
                     let arguments = string(tool, "input");
-                    if !arguments.is_empty() {
-                        out.push(StreamEvent::ToolCallDelta {
-                            index: *call,
-                            arguments,
-                        });
-                    }
+                    tool_input_delta(&self.tool_blocks, index, arguments, out)?;
                 } else if let Some(reasoning) = delta.get("reasoningContent") {
                     if let Some(text) = reasoning.get("text").and_then(Value::as_str) {
                         out.push(StreamEvent::ReasoningDelta {
@@ -171,13 +155,9 @@ impl Decoder for BedrockDecoder {
     }
 
     fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<()> {
-        if self.done {
-            return Ok(());
-        }
-        if self.stop.is_some() {
+        if !self.done && self.stop.is_some() {
             self.stop(out);
-            return Ok(());
         }
-        Err(Error::stream("the stream ended before `messageStop`"))
+        require_terminal(self.done, "`messageStop`")
     }
 }

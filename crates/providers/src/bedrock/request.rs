@@ -5,6 +5,9 @@ use pizza_llm::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::alternating::{AlternatingTurns, content_blocks};
+use crate::history::tool_input;
+
 /// Used only when reasoning needs a `maxTokens` and the caller set none.
 const DEFAULT_MAX_TOKENS: u32 = 8_192;
 
@@ -15,41 +18,19 @@ pub(super) fn converse_body(request: &ModelRequest) -> Result<Value> {
         .filter(|s| !s.is_empty())
         .map(|s| json!({"text": s}))
         .collect();
-    let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut turns = AlternatingTurns::default();
     for message in &request.messages {
-        let role = match message.role {
-            Role::System => {
-                let text = message.text();
-                if !text.is_empty() {
-                    system.push(json!({"text": text}));
-                }
-                continue;
+        if message.role == Role::System {
+            let text = message.text();
+            if !text.is_empty() {
+                system.push(json!({"text": text}));
             }
-            Role::User | Role::Tool => "user",
-            Role::Assistant => "assistant",
-        };
-        let mut blocks = Vec::new();
-        for part in &message.content {
-            if let Some(block) = block(part)? {
-                blocks.push(block);
-            }
-        }
-        if blocks.is_empty() {
-            continue;
-        }
-        // Converse wants alternating roles, like the Messages API it fronts
-        // for Claude: tool results and the next user text share a message.
-        match messages.last_mut() {
-            Some((last, content)) if *last == role => content.extend(blocks),
-            _ => messages.push((role, blocks)),
+        } else {
+            turns.push(message, block)?;
         }
     }
     let mut body = Map::new();
-    let messages: Vec<Value> = messages
-        .into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
-        .collect();
-    body.insert("messages".into(), Value::Array(messages));
+    body.insert("messages".into(), turns.into_json());
     if !system.is_empty() {
         body.insert("system".into(), Value::Array(system));
     }
@@ -139,11 +120,7 @@ fn block(part: &ContentPart) -> Result<Option<Value>> {
         } => json!({"reasoningContent": {"redactedContent": data}}),
         ContentPart::Reasoning { .. } => return Ok(None),
         ContentPart::ToolCall(call) => {
-            let input = if call.arguments.is_object() {
-                call.arguments.clone()
-            } else {
-                json!({})
-            };
+            let input = tool_input(call);
             json!({"toolUse": {"toolUseId": call.id, "name": call.name, "input": input}})
         }
         ContentPart::ToolResult {
@@ -151,18 +128,14 @@ fn block(part: &ContentPart) -> Result<Option<Value>> {
             content,
             is_error,
         } => {
-            let mut inner = Vec::new();
-            for part in content {
-                // Tool results take text, images and documents, not nested
-                // calls or reasoning.
-                if let ContentPart::Text { .. }
+            // Tool results take text, images and documents, not nested
+            // calls or reasoning.
+            let inner = content_blocks(content, |part| match part {
+                ContentPart::Text { .. }
                 | ContentPart::Image { .. }
-                | ContentPart::Document { .. } = part
-                    && let Some(block) = block(part)?
-                {
-                    inner.push(block);
-                }
-            }
+                | ContentPart::Document { .. } => block(part),
+                _ => Ok(None),
+            })?;
             let status = if *is_error { "error" } else { "success" };
             json!({"toolResult": {"toolUseId": call_id, "content": inner, "status": status}})
         }

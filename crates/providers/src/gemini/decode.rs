@@ -5,6 +5,7 @@
 use pizza_llm::{Error, Result, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
+use crate::decoding::parse_json;
 use crate::framing::{Decoder, Frame};
 use crate::transport::classify_message;
 
@@ -27,14 +28,10 @@ impl GeminiDecoder {
 
 impl Decoder for GeminiDecoder {
     fn decode(&mut self, frame: Frame, out: &mut Vec<StreamEvent>) -> Result<()> {
-        let Frame::Sse { data, .. } = frame else {
+        let Some(data) = frame.sse_data() else {
             return Ok(());
         };
-        if data.trim().is_empty() {
-            return Ok(());
-        }
-        let chunk: Value = serde_json::from_str(&data)
-            .map_err(|error| Error::stream(format!("malformed chunk: {error}")))?;
+        let chunk: Value = parse_json(data.as_bytes(), "chunk")?;
         if let Some(error) = chunk.get("error") {
             let status = error.get("status").and_then(Value::as_str);
             let message = error

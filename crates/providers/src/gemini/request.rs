@@ -1,20 +1,15 @@
 //! `ModelRequest` → `GenerateContentRequest`.
 
-use std::collections::HashMap;
-
 use pizza_llm::{
     ContentPart, DocumentSource, Error, ImageSource, ModelRequest, Result, Role, ToolChoice,
 };
 use serde_json::{Map, Value, json};
 
+use crate::history::tool_names_by_call_id;
+
 pub(super) fn generate_body(request: &ModelRequest) -> Result<Value> {
     // Gemini answers a call by function *name*; our results carry the call id.
-    let names: HashMap<&str, &str> = request
-        .messages
-        .iter()
-        .flat_map(pizza_llm::Message::tool_calls)
-        .map(|call| (call.id.as_str(), call.name.as_str()))
-        .collect();
+    let names = tool_names_by_call_id(request);
     let mut system = request.system.clone().unwrap_or_default();
     let mut contents: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in &request.messages {

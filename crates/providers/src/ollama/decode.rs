@@ -1,8 +1,9 @@
 //! `/api/chat` NDJSON lines → neutral events.
 
-use pizza_llm::{Error, Result, StopReason, StreamEvent, Usage};
+use pizza_llm::{Result, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
+use crate::decoding::{parse_json, require_terminal};
 use crate::framing::{Decoder, Frame};
 use crate::transport::classify_message;
 
@@ -27,8 +28,7 @@ impl Decoder for OllamaDecoder {
         let Frame::Line(line) = frame else {
             return Ok(());
         };
-        let chunk: Value = serde_json::from_str(&line)
-            .map_err(|error| Error::stream(format!("malformed line: {error}")))?;
+        let chunk: Value = parse_json(line.as_bytes(), "line")?;
         if let Some(error) = chunk.get("error") {
             let message = error
                 .as_str()
@@ -102,11 +102,7 @@ impl Decoder for OllamaDecoder {
     }
 
     fn finish(&mut self, _out: &mut Vec<StreamEvent>) -> Result<()> {
-        if self.done {
-            Ok(())
-        } else {
-            Err(Error::stream("the stream ended before `done: true`"))
-        }
+        require_terminal(self.done, "`done: true`")
     }
 }
 

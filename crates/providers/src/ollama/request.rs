@@ -1,17 +1,12 @@
 //! `ModelRequest` → `/api/chat` body.
 
-use std::collections::HashMap;
-
 use pizza_llm::{ContentPart, ImageSource, ModelRequest, Role, ToolChoice};
 use serde_json::{Map, Value, json};
 
+use crate::history::tool_names_by_call_id;
+
 pub(super) fn chat_body(request: &ModelRequest, vision: bool) -> Value {
-    let names: HashMap<&str, &str> = request
-        .messages
-        .iter()
-        .flat_map(pizza_llm::Message::tool_calls)
-        .map(|call| (call.id.as_str(), call.name.as_str()))
-        .collect();
+    let names = tool_names_by_call_id(request);
     let mut messages = Vec::new();
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
         messages.push(json!({"role": "system", "content": system}));

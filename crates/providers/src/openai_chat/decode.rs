@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use pizza_llm::{Error, Result, StopReason, StreamEvent, Usage};
+use pizza_llm::{Result, StopReason, StreamEvent, Usage};
 use serde::Deserialize;
 
+use crate::decoding::{parse_json, require_terminal};
 use crate::framing::{Decoder, Frame};
 use crate::transport::classify_message;
 
@@ -150,19 +151,15 @@ fn finish_reason(reason: &str) -> StopReason {
 
 impl Decoder for ChatDecoder {
     fn decode(&mut self, frame: Frame, out: &mut Vec<StreamEvent>) -> Result<()> {
-        let Frame::Sse { data, .. } = frame else {
+        let Some(data) = frame.sse_data() else {
             return Ok(());
         };
         let data = data.trim();
-        if data.is_empty() {
-            return Ok(());
-        }
         if data == "[DONE]" {
             self.stop(out);
             return Ok(());
         }
-        let chunk: Chunk = serde_json::from_str(data)
-            .map_err(|error| Error::stream(format!("malformed chunk: {error}")))?;
+        let chunk: Chunk = parse_json(data.as_bytes(), "chunk")?;
         if let Some(error) = chunk.error {
             let kind = error.kind.or_else(|| {
                 error
@@ -212,15 +209,11 @@ impl Decoder for ChatDecoder {
     }
 
     fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<()> {
-        if self.done {
-            return Ok(());
-        }
         // Some compatible servers omit `[DONE]`; a finish_reason proves the
         // answer is complete. Without either, the stream was cut.
-        if self.finish.is_some() {
+        if !self.done && self.finish.is_some() {
             self.stop(out);
-            return Ok(());
         }
-        Err(Error::stream("the stream ended before the model finished"))
+        require_terminal(self.done, "the model finished")
     }
 }

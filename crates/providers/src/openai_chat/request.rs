@@ -5,6 +5,8 @@ use pizza_llm::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::history::tool_results_as_text;
+
 /// Differences between OpenAI itself and compatible servers.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ChatOptions {
@@ -41,12 +43,10 @@ pub(crate) fn chat_body(request: &ModelRequest, options: ChatOptions) -> Result<
         body.insert("tools".into(), Value::Array(tools));
     }
     if let Some(choice) = &request.tool_choice {
-        let choice = match choice {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::None => json!("none"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Tool { name } => json!({"type": "function", "function": {"name": name}}),
-        };
+        let choice = tool_choice(
+            choice,
+            |name| json!({"type": "function", "function": {"name": name}}),
+        );
         body.insert("tool_choice".into(), choice);
     }
     if let Some(max) = request.max_output_tokens {
@@ -93,24 +93,9 @@ fn push_message(message: &Message, out: &mut Vec<Value>) -> Result<()> {
             out.push(Value::Object(entry));
         }
         Role::Tool => {
-            // Tool messages take text only; images a tool returned follow
-            // in one user message so vision models still see them.
-            let mut images = Vec::new();
-            for part in &message.content {
-                if let ContentPart::ToolResult {
-                    call_id, content, ..
-                } = part
-                {
-                    let mut text = String::new();
-                    for inner in content {
-                        match inner {
-                            ContentPart::Text { text: t } => text.push_str(t),
-                            ContentPart::Image { .. } => images.push(inner.clone()),
-                            _ => {}
-                        }
-                    }
-                    out.push(json!({"role": "tool", "tool_call_id": call_id, "content": text}));
-                }
+            let (results, images) = tool_results_as_text(message);
+            for (call_id, text) in results {
+                out.push(json!({"role": "tool", "tool_call_id": call_id, "content": text}));
             }
             if !images.is_empty() {
                 out.push(json!({"role": "user", "content": user_content(&images)?}));
@@ -149,6 +134,17 @@ fn user_content(parts: &[ContentPart]) -> Result<Value> {
 }
 
 /// A data URL for inline images; references pass through as URLs.
+/// A tool choice as both OpenAI APIs spell it; `named` builds the choice of
+/// one function, which they nest differently.
+pub(crate) fn tool_choice(choice: &ToolChoice, named: fn(&str) -> Value) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::Tool { name } => named(name),
+    }
+}
+
 pub(crate) fn image_url(source: &ImageSource) -> String {
     match source {
         ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use pizza_llm::{Error, Result, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
+use crate::decoding::{error_object, parse_json, require_terminal, string};
 use crate::framing::{Decoder, Frame};
-use crate::transport::classify_message;
 
 #[derive(Debug, Default)]
 pub struct ResponsesDecoder {
@@ -50,24 +50,12 @@ impl ResponsesDecoder {
     }
 }
 
-fn text(value: &Value, key: &str) -> String {
-    value
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
-
 impl Decoder for ResponsesDecoder {
     fn decode(&mut self, frame: Frame, out: &mut Vec<StreamEvent>) -> Result<()> {
-        let Frame::Sse { data, .. } = frame else {
+        let Some(data) = frame.sse_data().filter(|data| data.trim() != "[DONE]") else {
             return Ok(());
         };
-        if data.trim().is_empty() || data.trim() == "[DONE]" {
-            return Ok(());
-        }
-        let event: Value = serde_json::from_str(&data)
-            .map_err(|error| Error::stream(format!("malformed event: {error}")))?;
+        let event: Value = parse_json(data.as_bytes(), "event")?;
         let kind = event
             .get("type")
             .and_then(Value::as_str)
@@ -75,13 +63,13 @@ impl Decoder for ResponsesDecoder {
         let output_index = event.get("output_index").and_then(Value::as_u64);
         match kind {
             "response.output_text.delta" | "response.refusal.delta" => {
-                let delta = text(&event, "delta");
+                let delta = string(&event, "delta");
                 if !delta.is_empty() {
                     out.push(StreamEvent::TextDelta { text: delta });
                 }
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
-                let delta = text(&event, "delta");
+                let delta = string(&event, "delta");
                 if !delta.is_empty() {
                     out.push(StreamEvent::ReasoningDelta { text: delta });
                 }
@@ -95,10 +83,10 @@ impl Decoder for ResponsesDecoder {
                         .insert(output_index.unwrap_or(u64::from(index)), index);
                     out.push(StreamEvent::ToolCallStart {
                         index,
-                        id: text(item, "call_id"),
-                        name: text(item, "name"),
+                        id: string(item, "call_id"),
+                        name: string(item, "name"),
                     });
-                    let arguments = text(item, "arguments");
+                    let arguments = string(item, "arguments");
                     if !arguments.is_empty() {
                         out.push(StreamEvent::ToolCallDelta { index, arguments });
                     }
@@ -111,7 +99,7 @@ impl Decoder for ResponsesDecoder {
                 };
                 out.push(StreamEvent::ToolCallDelta {
                     index,
-                    arguments: text(&event, "delta"),
+                    arguments: string(&event, "delta"),
                 });
             }
             "response.output_item.done" => {
@@ -123,11 +111,11 @@ impl Decoder for ResponsesDecoder {
                         }
                     }
                     Some("reasoning") => {
-                        let id = text(item, "id");
+                        let id = string(item, "id");
                         if !id.is_empty() {
                             out.push(StreamEvent::ReasoningSignature { signature: id });
                         }
-                        let encrypted = text(item, "encrypted_content");
+                        let encrypted = string(item, "encrypted_content");
                         if !encrypted.is_empty() {
                             out.push(StreamEvent::ReasoningEncrypted { data: encrypted });
                         }
@@ -142,7 +130,7 @@ impl Decoder for ResponsesDecoder {
             "response.failed" => {
                 let error = event.pointer("/response/error").unwrap_or(&Value::Null);
                 let code = error.get("code").and_then(Value::as_str);
-                return Err(classify_message(code, &text(error, "message"), &self.model));
+                return Err(error_object(error, code, &self.model));
             }
             "error" => {
                 let error = event.get("error").unwrap_or(&event);
@@ -150,7 +138,7 @@ impl Decoder for ResponsesDecoder {
                     .get("code")
                     .or_else(|| error.get("type"))
                     .and_then(Value::as_str);
-                return Err(classify_message(code, &text(error, "message"), &self.model));
+                return Err(error_object(error, code, &self.model));
             }
             _ => {}
         }
@@ -162,12 +150,6 @@ impl Decoder for ResponsesDecoder {
     }
 
     fn finish(&mut self, _out: &mut Vec<StreamEvent>) -> Result<()> {
-        if self.done {
-            Ok(())
-        } else {
-            Err(Error::stream(
-                "the stream ended before `response.completed`",
-            ))
-        }
+        require_terminal(self.done, "`response.completed`")
     }
 }

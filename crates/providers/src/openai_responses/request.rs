@@ -1,11 +1,10 @@
 //! `ModelRequest` → Responses body.
 
-use pizza_llm::{
-    ContentPart, DocumentSource, Error, Message, ModelRequest, Result, Role, ToolChoice,
-};
+use pizza_llm::{ContentPart, DocumentSource, Error, Message, ModelRequest, Result, Role};
 use serde_json::{Map, Value, json};
 
-use crate::openai_chat::image_url;
+use crate::history::tool_results_as_text;
+use crate::openai_chat::{image_url, tool_choice};
 
 pub(crate) fn responses_body(request: &ModelRequest) -> Result<Value> {
     let mut input = Vec::new();
@@ -33,12 +32,7 @@ pub(crate) fn responses_body(request: &ModelRequest) -> Result<Value> {
         body.insert("tools".into(), Value::Array(tools));
     }
     if let Some(choice) = &request.tool_choice {
-        let choice = match choice {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::None => json!("none"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Tool { name } => json!({"type": "function", "name": name}),
-        };
+        let choice = tool_choice(choice, |name| json!({"type": "function", "name": name}));
         body.insert("tool_choice".into(), choice);
     }
     if let Some(max) = request.max_output_tokens {
@@ -92,24 +86,11 @@ fn push_message(message: &Message, input: &mut Vec<Value>) -> Result<bool> {
             }
         }
         Role::Tool => {
-            let mut images = Vec::new();
-            for part in &message.content {
-                if let ContentPart::ToolResult {
-                    call_id, content, ..
-                } = part
-                {
-                    let mut text = String::new();
-                    for inner in content {
-                        match inner {
-                            ContentPart::Text { text: t } => text.push_str(t),
-                            ContentPart::Image { .. } => images.push(inner.clone()),
-                            _ => {}
-                        }
-                    }
-                    input.push(
-                        json!({"type": "function_call_output", "call_id": call_id, "output": text}),
-                    );
-                }
+            let (results, images) = tool_results_as_text(message);
+            for (call_id, text) in results {
+                input.push(
+                    json!({"type": "function_call_output", "call_id": call_id, "output": text}),
+                );
             }
             if !images.is_empty() {
                 input.push(json!({"role": "user", "content": user_parts(&images)?}));

@@ -1,8 +1,10 @@
-use pizza_llm::{ContentPart, StopReason, StreamEvent};
+use pizza_llm::StreamEvent;
 use pizza_test_support::mock_provider::{MockProvider, sse};
 use pretty_assertions::assert_eq;
 
-use super::common::{Format, replay, request, rich_request, run};
+use super::common::{
+    Format, assert_replay_stops_at_max_tokens, reasoning, replay, replay_rich, request, run,
+};
 use super::fixtures::*;
 
 #[tokio::test]
@@ -21,29 +23,21 @@ async fn text_stream_with_ping() {
 
 #[tokio::test]
 async fn thinking_and_parallel_tools_with_signature_replay() {
-    let reasoning = ContentPart::Reasoning {
-        text: "Earlier thought".into(),
-        signature: Some("sig-earlier".into()),
-        encrypted: None,
-    };
-    let mut request = rich_request("claude-sonnet-4-5", reasoning);
-    request.reasoning_effort = Some(pizza_llm::ReasoningEffort::Low);
-    let (events, error, sent) = replay(Format::Anthropic, ANTHROPIC_THINKING_TOOLS, request).await;
-    assert!(error.is_none(), "{error:?}");
+    let (events, sent) = replay_rich(
+        Format::Anthropic,
+        ANTHROPIC_THINKING_TOOLS,
+        "claude-sonnet-4-5",
+        reasoning("Earlier thought", Some("sig-earlier"), None),
+        Some(pizza_llm::ReasoningEffort::Low),
+    )
+    .await;
     insta::assert_json_snapshot!("anthropic_thinking_tools", events);
     insta::assert_json_snapshot!("anthropic_rich_request", sent);
 }
 
 #[tokio::test]
 async fn max_tokens_and_error_event() {
-    let (events, error, _) = replay(Format::Anthropic, ANTHROPIC_MAX_TOKENS, request("m")).await;
-    assert!(error.is_none());
-    assert_eq!(
-        events.last(),
-        Some(&StreamEvent::Stop {
-            reason: StopReason::MaxTokens
-        })
-    );
+    assert_replay_stops_at_max_tokens(Format::Anthropic, ANTHROPIC_MAX_TOKENS, "m").await;
 
     let (_, error, _) = replay(Format::Anthropic, ANTHROPIC_ERROR, request("m")).await;
     assert_eq!(error.unwrap().code(), "RATE_LIMIT");

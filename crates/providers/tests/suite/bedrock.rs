@@ -7,15 +7,16 @@ use std::time::{Duration, Instant};
 
 use aws_smithy_types::event_stream::{Header, HeaderValue, Message};
 use bytes::Bytes;
-use pizza_llm::{
-    CancellationToken, ContentPart, DocumentSource, ReasoningEffort, StopReason, StreamEvent,
-};
+use pizza_llm::{ContentPart, DocumentSource, ReasoningEffort, StopReason, StreamEvent};
 use pizza_providers::*;
 use pizza_test_support::mock_provider::{MockProvider, MockResponse};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use super::common::{fast, request, rich_request, run, run_with};
+use super::common::{
+    assert_stopped_at_max_tokens, cancel_soon, fast, reasoning, request, rich_request, run,
+    run_with,
+};
 use super::fixtures::*;
 
 const MODEL: &str = "anthropic.claude-sonnet-4-5-20250929-v1:0";
@@ -114,12 +115,10 @@ async fn text_stream_with_usage_and_bearer_key() {
 
 #[tokio::test]
 async fn reasoning_and_parallel_tools_with_replayed_history() {
-    let reasoning = ContentPart::Reasoning {
-        text: "Earlier thought".into(),
-        signature: Some("sig-earlier".into()),
-        encrypted: None,
-    };
-    let mut request = rich_request(MODEL, reasoning);
+    let mut request = rich_request(
+        MODEL,
+        reasoning("Earlier thought", Some("sig-earlier"), None),
+    );
     request.reasoning_effort = Some(ReasoningEffort::Low);
     request.messages[0].content.push(ContentPart::Document {
         source: DocumentSource::Base64 {
@@ -168,12 +167,7 @@ async fn reasoning_and_parallel_tools_with_replayed_history() {
 async fn max_tokens_stop() {
     let (events, error, _) = replay(BEDROCK_MAX_TOKENS, request(MODEL)).await;
     assert!(error.is_none(), "{error:?}");
-    assert_eq!(
-        events.last(),
-        Some(&StreamEvent::Stop {
-            reason: StopReason::MaxTokens
-        })
-    );
+    assert_stopped_at_max_tokens(&events);
 }
 
 #[tokio::test]
@@ -389,14 +383,8 @@ async fn cancel_mid_stream_stops_at_once() {
         MockResponse::aws_event_stream(frames(BEDROCK_TEXT)[..2].to_vec())
             .delay(Duration::from_secs(30)),
     );
-    let cancel = CancellationToken::new();
-    let canceller = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        canceller.cancel();
-    });
     let started = Instant::now();
-    let (_, error) = run_with(&provider(&server.url()), request(MODEL), cancel).await;
+    let (_, error) = run_with(&provider(&server.url()), request(MODEL), cancel_soon()).await;
     assert_eq!(error.unwrap().code(), "CANCELLED");
     assert!(started.elapsed() < Duration::from_secs(2));
 }

@@ -2,7 +2,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use pizza_llm::{CancellationToken, Error, ModelClient, ModelRequest, StreamEvent};
+use pizza_llm::{
+    CancellationToken, ContentPart, Error, ModelClient, ModelRequest, ReasoningEffort, StopReason,
+    StreamEvent,
+};
 use pizza_providers::*;
 
 pub(crate) fn fast() -> TransportConfig {
@@ -246,4 +249,62 @@ pub(crate) fn rich_request(model: &str, reasoning: pizza_llm::ContentPart) -> Mo
         max_output_tokens: Some(1024),
         reasoning_effort: None,
     }
+}
+
+/// A reasoning part as an earlier turn handed it back, for replay.
+pub(crate) fn reasoning(
+    text: &str,
+    signature: Option<&str>,
+    encrypted: Option<&str>,
+) -> ContentPart {
+    ContentPart::Reasoning {
+        text: text.into(),
+        signature: signature.map(Into::into),
+        encrypted: encrypted.map(Into::into),
+    }
+}
+
+/// Replays `raw` as the answer to the rich second turn and checks that it
+/// ended cleanly: the events, then the body that was sent.
+pub(crate) async fn replay_rich(
+    format: Format,
+    raw: &str,
+    model: &str,
+    reasoning: ContentPart,
+    effort: Option<ReasoningEffort>,
+) -> (Vec<StreamEvent>, serde_json::Value) {
+    let mut request = rich_request(model, reasoning);
+    request.reasoning_effort = effort;
+    let (events, error, sent) = replay(format, raw, request).await;
+    assert!(error.is_none(), "{error:?}");
+    (events, sent)
+}
+
+/// Checks that a stream ended because the output budget ran out.
+pub(crate) fn assert_stopped_at_max_tokens(events: &[StreamEvent]) {
+    pretty_assertions::assert_eq!(
+        events.last(),
+        Some(&StreamEvent::Stop {
+            reason: StopReason::MaxTokens
+        })
+    );
+}
+
+/// Replays `raw` and checks that it ended, without an error, at the output budget.
+pub(crate) async fn assert_replay_stops_at_max_tokens(format: Format, raw: &str, model: &str) {
+    let (events, error, _) = replay(format, raw, request(model)).await;
+    assert!(error.is_none());
+    assert_stopped_at_max_tokens(&events);
+}
+
+/// A token that cancels itself shortly after the stream has begun, so a test
+/// can check that a hung stream stops at once.
+pub(crate) fn cancel_soon() -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let canceller = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        canceller.cancel();
+    });
+    cancel
 }

@@ -2,11 +2,11 @@
 
 use std::time::{Duration, Instant};
 
-use pizza_llm::{CancellationToken, StopReason, StreamEvent};
+use pizza_llm::{StopReason, StreamEvent};
 use pizza_test_support::mock_provider::{MockProvider, MockResponse};
 use serde_json::json;
 
-use super::common::{ALL, Format, request, run, run_with, streamed};
+use super::common::{ALL, Format, cancel_soon, request, run, run_with, streamed};
 
 async fn server(format: Format) -> MockProvider {
     let server = MockProvider::start().await.unwrap();
@@ -171,14 +171,8 @@ async fn cancel_mid_stream_stops_at_once() {
             streamed(format, &frames[..1]).delay(Duration::from_secs(30)),
         );
         let provider = format.provider(&server.url());
-        let cancel = CancellationToken::new();
-        let canceller = cancel.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            canceller.cancel();
-        });
         let started = Instant::now();
-        let (_, error) = run_with(provider.as_ref(), request("test-model"), cancel).await;
+        let (_, error) = run_with(provider.as_ref(), request("test-model"), cancel_soon()).await;
         assert_eq!(error.unwrap().code(), "CANCELLED", "{format:?}");
         assert!(started.elapsed() < Duration::from_secs(2));
     }

@@ -1,9 +1,11 @@
-use pizza_llm::{ContentPart, Message, ModelRequest, Role, StopReason, StreamEvent};
+use pizza_llm::{ContentPart, Message, ModelRequest, Role, StreamEvent};
 use pizza_test_support::mock_provider::{MockProvider, MockResponse};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use super::common::{Format, fast, replay, request, rich_request, run};
+use super::common::{
+    Format, assert_replay_stops_at_max_tokens, fast, reasoning, replay, replay_rich, request, run,
+};
 use super::fixtures::*;
 
 #[tokio::test]
@@ -16,18 +18,14 @@ async fn text_stream() {
 
 #[tokio::test]
 async fn thinking_and_stringified_tool_arguments() {
-    let reasoning = ContentPart::Reasoning {
-        text: "x".into(),
-        signature: None,
-        encrypted: None,
-    };
-    let (events, error, sent) = replay(
+    let (events, sent) = replay_rich(
         Format::Ollama,
         OLLAMA_THINKING_TOOLS,
-        rich_request("qwen3", reasoning),
+        "qwen3",
+        reasoning("x", None, None),
+        None,
     )
     .await;
-    assert!(error.is_none(), "{error:?}");
     insta::assert_json_snapshot!("ollama_thinking_tools", events);
     insta::assert_json_snapshot!("ollama_rich_request", sent);
     let deltas: Vec<_> = events
@@ -47,14 +45,7 @@ async fn thinking_and_stringified_tool_arguments() {
 
 #[tokio::test]
 async fn length_and_error_line() {
-    let (events, error, _) = replay(Format::Ollama, OLLAMA_LENGTH, request("m")).await;
-    assert!(error.is_none());
-    assert_eq!(
-        events.last(),
-        Some(&StreamEvent::Stop {
-            reason: StopReason::MaxTokens
-        })
-    );
+    assert_replay_stops_at_max_tokens(Format::Ollama, OLLAMA_LENGTH, "m").await;
     let (_, error, _) = replay(Format::Ollama, OLLAMA_ERROR, request("m")).await;
     assert_eq!(error.unwrap().code(), "STREAM_ERROR");
 }

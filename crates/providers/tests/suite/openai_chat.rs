@@ -1,8 +1,10 @@
-use pizza_llm::{ContentPart, StopReason, StreamEvent};
+use pizza_llm::StreamEvent;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use super::common::{Format, replay, request, rich_request};
+use super::common::{
+    Format, assert_replay_stops_at_max_tokens, reasoning, replay, replay_rich, request,
+};
 use super::fixtures::*;
 
 #[tokio::test]
@@ -19,18 +21,14 @@ async fn text_stream_and_request_body() {
 
 #[tokio::test]
 async fn parallel_tool_calls_and_replayed_history() {
-    let reasoning = ContentPart::Reasoning {
-        text: "think".into(),
-        signature: None,
-        encrypted: None,
-    };
-    let (events, error, sent) = replay(
+    let (events, sent) = replay_rich(
         Format::Chat,
         CHAT_PARALLEL_TOOLS,
-        rich_request("gpt-4o", reasoning),
+        "gpt-4o",
+        reasoning("think", None, None),
+        None,
     )
     .await;
-    assert!(error.is_none(), "{error:?}");
     insta::assert_json_snapshot!("chat_parallel_tools", events);
     insta::assert_json_snapshot!("chat_rich_request", sent);
 }
@@ -49,14 +47,7 @@ async fn server_repeating_id_and_name_without_done() {
 
 #[tokio::test]
 async fn length_stop_and_mid_stream_error() {
-    let (events, error, _) = replay(Format::Chat, CHAT_LENGTH, request("m")).await;
-    assert!(error.is_none());
-    assert_eq!(
-        events.last(),
-        Some(&StreamEvent::Stop {
-            reason: StopReason::MaxTokens
-        })
-    );
+    assert_replay_stops_at_max_tokens(Format::Chat, CHAT_LENGTH, "m").await;
 
     let (events, error, _) = replay(Format::Chat, CHAT_ERROR_MID_STREAM, request("m")).await;
     assert_eq!(events, vec![StreamEvent::TextDelta { text: "Par".into() }]);

@@ -1,7 +1,9 @@
-use pizza_llm::{ContentPart, StopReason, StreamEvent};
+use pizza_llm::ContentPart;
 use pretty_assertions::assert_eq;
 
-use super::common::{Format, replay, request, rich_request};
+use super::common::{
+    Format, assert_replay_stops_at_max_tokens, reasoning, replay, replay_rich, request,
+};
 use super::fixtures::*;
 
 #[tokio::test]
@@ -15,15 +17,14 @@ async fn text_stream() {
 
 #[tokio::test]
 async fn reasoning_and_parallel_tools_with_replay() {
-    let reasoning = ContentPart::Reasoning {
-        text: "Checking.".into(),
-        signature: Some("rs_0".into()),
-        encrypted: Some("gAAAA-old".into()),
-    };
-    let mut request = rich_request("o4-mini", reasoning);
-    request.reasoning_effort = Some(pizza_llm::ReasoningEffort::Medium);
-    let (events, error, sent) = replay(Format::Responses, RESPONSES_REASONING_TOOLS, request).await;
-    assert!(error.is_none(), "{error:?}");
+    let (events, sent) = replay_rich(
+        Format::Responses,
+        RESPONSES_REASONING_TOOLS,
+        "o4-mini",
+        reasoning("Checking.", Some("rs_0"), Some("gAAAA-old")),
+        Some(pizza_llm::ReasoningEffort::Medium),
+    )
+    .await;
     insta::assert_json_snapshot!("responses_reasoning_tools", events);
     insta::assert_json_snapshot!("responses_rich_request", sent);
     let folded = {
@@ -43,14 +44,7 @@ async fn reasoning_and_parallel_tools_with_replay() {
 
 #[tokio::test]
 async fn incomplete_and_error_events() {
-    let (events, error, _) = replay(Format::Responses, RESPONSES_INCOMPLETE, request("m")).await;
-    assert!(error.is_none());
-    assert_eq!(
-        events.last(),
-        Some(&StreamEvent::Stop {
-            reason: StopReason::MaxTokens
-        })
-    );
+    assert_replay_stops_at_max_tokens(Format::Responses, RESPONSES_INCOMPLETE, "m").await;
 
     let (events, error, _) = replay(Format::Responses, RESPONSES_ERROR, request("m")).await;
     assert_eq!(events.len(), 1);

@@ -5,7 +5,8 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::support::{
-    T0, assistant, calls, content, new_thread, open, row_counts, step, step_with_files, tool, user,
+    T0, assert_not_found, assistant, calls, content, new_thread, open, row_counts, step,
+    step_with_files, tool, user,
 };
 
 fn files(state: &ThreadState) -> BTreeMap<String, String> {
@@ -29,8 +30,7 @@ async fn commit_appends_messages_and_links_checkpoints() {
     let th = new_thread(&t.store).await;
     t.clock.advance(5);
     let first = t
-        .store
-        .commit_step(
+        .commit(
             &th.id,
             StepCommit {
                 messages: vec![user("What is 2+2?"), calls(&["c1"])],
@@ -38,8 +38,7 @@ async fn commit_appends_messages_and_links_checkpoints() {
                 ..StepCommit::default()
             },
         )
-        .await
-        .unwrap();
+        .await;
     assert_eq!(first.checkpoint.step, 1);
     assert_eq!(first.checkpoint.parent_id, None);
     assert_eq!(first.checkpoint.message_seq, 2);
@@ -51,10 +50,8 @@ async fn commit_appends_messages_and_links_checkpoints() {
     assert_eq!(first.messages[1].tool_call_ids, ["c1"]);
 
     let second = t
-        .store
-        .commit_step(&th.id, step(vec![tool("c1", "4"), assistant("It is 4.")]))
-        .await
-        .unwrap();
+        .commit(&th.id, step(vec![tool("c1", "4"), assistant("It is 4.")]))
+        .await;
     assert_eq!(second.checkpoint.step, 2);
     assert_eq!(
         second.checkpoint.parent_id,
@@ -73,10 +70,8 @@ async fn commit_appends_messages_and_links_checkpoints() {
     assert_eq!(thread.last_activity_at, T0 + 5);
 
     // A step of only tool output keeps the last human-readable preview.
-    t.store
-        .commit_step(&th.id, step(vec![calls(&["c2"]), tool("c2", "raw output")]))
-        .await
-        .unwrap();
+    t.commit(&th.id, step(vec![calls(&["c2"]), tool("c2", "raw output")]))
+        .await;
     assert_eq!(t.store.thread(&th.id).await.unwrap().preview, "It is 4.");
 
     let state = t.store.state(&th.id, None).await.unwrap();
@@ -103,8 +98,7 @@ async fn files_are_versioned_and_snapshots_read_old_checkpoints() {
     let t = open().await;
     let th = new_thread(&t.store).await;
     let c1 = t
-        .store
-        .commit_step(
+        .commit(
             &th.id,
             step_with_files(
                 vec![user("write")],
@@ -115,12 +109,10 @@ async fn files_are_versioned_and_snapshots_read_old_checkpoints() {
             ),
         )
         .await
-        .unwrap()
         .checkpoint;
     // Rewriting identical content and deleting a missing file are no change.
     let c2 = t
-        .store
-        .commit_step(
+        .commit(
             &th.id,
             step_with_files(
                 vec![],
@@ -128,11 +120,9 @@ async fn files_are_versioned_and_snapshots_read_old_checkpoints() {
             ),
         )
         .await
-        .unwrap()
         .checkpoint;
     let c3 = t
-        .store
-        .commit_step(
+        .commit(
             &th.id,
             step_with_files(
                 vec![assistant("edited")],
@@ -143,22 +133,14 @@ async fn files_are_versioned_and_snapshots_read_old_checkpoints() {
             ),
         )
         .await
-        .unwrap()
         .checkpoint;
-    let c4 = t
-        .store
-        .commit_step(&th.id, step(vec![user("more")]))
-        .await
-        .unwrap()
-        .checkpoint;
+    let c4 = t.commit(&th.id, step(vec![user("more")])).await.checkpoint;
     let c5 = t
-        .store
-        .commit_step(
+        .commit(
             &th.id,
             step_with_files(vec![], vec![FileChange::write("/b.md", "b-again")]),
         )
         .await
-        .unwrap()
         .checkpoint;
     let versions: Vec<i64> = [&c1, &c2, &c3, &c4, &c5]
         .iter()
@@ -207,17 +189,15 @@ async fn interrupts_and_state_updates() {
     assert!(empty.messages.is_empty() && empty.files.is_empty());
 
     let interrupt = json!({ "action": "write_file", "allowed": ["approve", "reject"] });
-    t.store
-        .commit_step(
-            &th.id,
-            StepCommit {
-                messages: vec![user("go"), calls(&["w1"])],
-                interrupt: Some(interrupt.clone()),
-                ..StepCommit::default()
-            },
-        )
-        .await
-        .unwrap();
+    t.commit(
+        &th.id,
+        StepCommit {
+            messages: vec![user("go"), calls(&["w1"])],
+            interrupt: Some(interrupt.clone()),
+            ..StepCommit::default()
+        },
+    )
+    .await;
     let state = t.store.state(&th.id, None).await.unwrap();
     assert_eq!(state.interrupt, Some(interrupt.clone()));
 
@@ -254,10 +234,7 @@ async fn interrupts_and_state_updates() {
     assert_eq!(files(&state), map(&[("/notes.md", "by hand")]));
 
     // The next step answers the interrupt.
-    t.store
-        .commit_step(&th.id, step(vec![tool("w1", "approved")]))
-        .await
-        .unwrap();
+    t.commit(&th.id, step(vec![tool("w1", "approved")])).await;
     assert_eq!(t.store.state(&th.id, None).await.unwrap().interrupt, None);
 
     let err = t
@@ -273,11 +250,7 @@ async fn bad_steps_write_nothing() {
     let t = open().await;
     let th = new_thread(&t.store).await;
     let other = new_thread(&t.store).await;
-    let c = t
-        .store
-        .commit_step(&th.id, step(vec![user("start")]))
-        .await
-        .unwrap();
+    let c = t.commit(&th.id, step(vec![user("start")])).await;
     let before = row_counts(t.dir.path()).await;
 
     let bad_steps = vec![
@@ -321,16 +294,7 @@ async fn bad_steps_write_nothing() {
         .state(&other.id, Some(&c.checkpoint.id))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::NotFound {
-                what: "checkpoint",
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert_not_found(&err, "checkpoint");
     assert!(matches!(
         t.store.history("missing", None, 10).await,
         Err(Error::NotFound { .. })

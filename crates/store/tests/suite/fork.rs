@@ -3,7 +3,8 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::support::{
-    assistant, calls, new_thread, open, row_counts, step, step_with_files, tool, user,
+    assert_not_found, assistant, calls, new_thread, open, row_counts, step, step_with_files, tool,
+    user,
 };
 
 #[tokio::test]
@@ -12,24 +13,17 @@ async fn fork_copies_messages_and_files_up_to_the_message() {
     let th = new_thread(&t.store).await;
     t.store.set_auto_title(&th.id, "Research").await.unwrap();
     let s1 = t
-        .store
-        .commit_step(
+        .commit(
             &th.id,
             step_with_files(
                 vec![user("draft it")],
                 vec![FileChange::write("/d.md", "v1")],
             ),
         )
-        .await
-        .unwrap();
-    let s2 = t
-        .store
-        .commit_step(&th.id, step(vec![calls(&["c1", "c2"])]))
-        .await
-        .unwrap();
+        .await;
+    let s2 = t.commit(&th.id, step(vec![calls(&["c1", "c2"])])).await;
     let s3 = t
-        .store
-        .commit_step(
+        .commit(
             &th.id,
             step_with_files(
                 vec![
@@ -40,15 +34,12 @@ async fn fork_copies_messages_and_files_up_to_the_message() {
                 vec![FileChange::write("/d.md", "v2")],
             ),
         )
-        .await
-        .unwrap();
-    t.store
-        .commit_step(
-            &th.id,
-            step_with_files(vec![user("again")], vec![FileChange::write("/d.md", "v3")]),
-        )
-        .await
-        .unwrap();
+        .await;
+    t.commit(
+        &th.id,
+        step_with_files(vec![user("again")], vec![FileChange::write("/d.md", "v3")]),
+    )
+    .await;
 
     let at = &s3.messages[2];
     t.clock.advance(100);
@@ -94,11 +85,7 @@ async fn fork_copies_messages_and_files_up_to_the_message() {
     assert_eq!(cp.metadata["source"], json!("fork"));
 
     // The fork goes on independently.
-    let next = t
-        .store
-        .commit_step(&fork.id, step(vec![user("branch")]))
-        .await
-        .unwrap();
+    let next = t.commit(&fork.id, step(vec![user("branch")])).await;
     assert_eq!(next.messages[0].seq, 6);
     assert_eq!(t.store.thread(&th.id).await.unwrap().last_seq, 6);
     assert_eq!(t.store.search("branch", 10).await.unwrap().len(), 1);
@@ -120,25 +107,12 @@ async fn fork_copies_messages_and_files_up_to_the_message() {
 async fn fork_inside_a_tool_call_is_refused_and_writes_nothing() {
     let t = open().await;
     let th = new_thread(&t.store).await;
-    t.store
-        .commit_step(&th.id, step(vec![user("go")]))
-        .await
-        .unwrap();
-    let issued = t
-        .store
-        .commit_step(&th.id, step(vec![calls(&["a", "b"])]))
-        .await
-        .unwrap();
-    let half = t
-        .store
-        .commit_step(&th.id, step(vec![tool("a", "one")]))
-        .await
-        .unwrap();
+    t.commit(&th.id, step(vec![user("go")])).await;
+    let issued = t.commit(&th.id, step(vec![calls(&["a", "b"])])).await;
+    let half = t.commit(&th.id, step(vec![tool("a", "one")])).await;
     let all = t
-        .store
-        .commit_step(&th.id, step(vec![tool("b", "two"), assistant("both done")]))
-        .await
-        .unwrap();
+        .commit(&th.id, step(vec![tool("b", "two"), assistant("both done")]))
+        .await;
     let before = row_counts(t.dir.path()).await;
 
     for inside in [&issued.messages[0].id, &half.messages[0].id] {
@@ -153,16 +127,7 @@ async fn fork_inside_a_tool_call_is_refused_and_writes_nothing() {
         .fork_thread(&th.id, "no-such-message", None)
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::NotFound {
-                what: "message",
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert_not_found(&err, "message");
     let err = t
         .store
         .fork_thread(&th.id, &all.messages[0].id, Some(""))

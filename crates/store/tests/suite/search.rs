@@ -13,20 +13,16 @@ async fn finds_stemmed_words_with_highlights() {
     let a = new_thread(&t.store).await;
     let b = new_thread(&t.store).await;
     let done = t
-        .store
-        .commit_step(
+        .commit(
             &a.id,
             step(vec![
                 user("Please summarize the quarterly running costs"),
                 assistant("The runners cost less than expected."),
             ]),
         )
-        .await
-        .unwrap();
-    t.store
-        .commit_step(&b.id, step(vec![user("Nothing relevant here")]))
-        .await
-        .unwrap();
+        .await;
+    t.commit(&b.id, step(vec![user("Nothing relevant here")]))
+        .await;
 
     let hits = t.store.search("run", 10).await.unwrap();
     assert_eq!(hits.len(), 2, "{hits:?}");
@@ -57,15 +53,13 @@ async fn finds_stemmed_words_with_highlights() {
 async fn fts_syntax_in_queries_is_plain_text() {
     let t = open().await;
     let th = new_thread(&t.store).await;
-    t.store
-        .commit_step(
-            &th.id,
-            step(vec![user(
-                "use AND or NEAR(x) with \"quotes\" and col:on * carets^",
-            )]),
-        )
-        .await
-        .unwrap();
+    t.commit(
+        &th.id,
+        step(vec![user(
+            "use AND or NEAR(x) with \"quotes\" and col:on * carets^",
+        )]),
+    )
+    .await;
     for q in [
         "AND",
         "OR x",
@@ -106,11 +100,7 @@ async fn markers_in_message_text_cannot_fake_highlights() {
     let t = open().await;
     let th = new_thread(&t.store).await;
     let text = format!("sneaky {MARK_START}fake{MARK_END} marker");
-    let done = t
-        .store
-        .commit_step(&th.id, step(vec![user(&text)]))
-        .await
-        .unwrap();
+    let done = t.commit(&th.id, step(vec![user(&text)])).await;
     assert!(!done.messages[0].text.contains(MARK_START));
     let hits = t.store.search("marker", 10).await.unwrap();
     assert_eq!(hits[0].snippet.matches(MARK_START).count(), 1);
@@ -121,14 +111,8 @@ async fn newest_match_comes_first() {
     let t = open().await;
     let old = new_thread(&t.store).await;
     let new = new_thread(&t.store).await;
-    t.store
-        .commit_step(&old.id, step(vec![user("budget draft")]))
-        .await
-        .unwrap();
-    t.store
-        .commit_step(&new.id, step(vec![user("budget final")]))
-        .await
-        .unwrap();
+    t.commit(&old.id, step(vec![user("budget draft")])).await;
+    t.commit(&new.id, step(vec![user("budget final")])).await;
     let hits = t.store.search("budget", 10).await.unwrap();
     let order: Vec<&str> = hits.iter().map(|h| h.thread_id.as_str()).collect();
     assert_eq!(order, [new.id.as_str(), old.id.as_str()]);

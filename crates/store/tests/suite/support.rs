@@ -2,8 +2,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use pizza_store::{
-    Clock, FileChange, ManualClock, NewMessage, NewThread, Part, ResultPart, Role, StepCommit,
-    Store, StoreOptions, Thread,
+    Clock, CommittedStep, Error, FileChange, ManualClock, NewMessage, NewThread, Part, ResultPart,
+    Role, StepCommit, Store, StoreOptions, Thread,
 };
 use serde_json::json;
 use sqlx::{Connection, SqliteConnection};
@@ -15,6 +15,21 @@ pub(crate) struct TestStore {
     pub(crate) dir: TempDir,
     pub(crate) store: Store,
     pub(crate) clock: Arc<ManualClock>,
+}
+
+impl TestStore {
+    /// Commits a step that must succeed.
+    pub(crate) async fn commit(&self, thread_id: &str, step: StepCommit) -> CommittedStep {
+        self.store.commit_step(thread_id, step).await.unwrap()
+    }
+}
+
+/// Checks that `err` says the `what` asked for does not exist.
+pub(crate) fn assert_not_found(err: &Error, what: &str) {
+    assert!(
+        matches!(err, Error::NotFound { what: found, .. } if *found == what),
+        "{err:?}"
+    );
 }
 
 pub(crate) async fn open() -> TestStore {

@@ -220,10 +220,7 @@ async fn activity_moves_a_thread_to_the_top() {
     t.clock.advance(10);
     let newer = new_thread(&t.store).await;
     t.clock.advance(10);
-    t.store
-        .commit_step(&old.id, step(vec![user("hi")]))
-        .await
-        .unwrap();
+    t.commit(&old.id, step(vec![user("hi")])).await;
     let page = t.store.list_threads(&ThreadQuery::default()).await.unwrap();
     let order: Vec<_> = page.threads.iter().map(|t| t.id.clone()).collect();
     assert_eq!(order, vec![old.id.clone(), newer.id]);
@@ -327,16 +324,14 @@ async fn delete_cascades_and_forks_lose_their_parent() {
     let t = open().await;
     let th = new_thread(&t.store).await;
     let done = t
-        .store
-        .commit_step(
+        .commit(
             &th.id,
             step_with_files(
                 vec![user("hello"), assistant("world")],
                 vec![FileChange::write("/a.md", "A")],
             ),
         )
-        .await
-        .unwrap();
+        .await;
     t.store.create_run(&th.id, RunSource::User).await.unwrap();
     let fork = t
         .store
@@ -389,7 +384,7 @@ async fn messages_page_from_the_end() {
     let t = open().await;
     let th = new_thread(&t.store).await;
     let msgs = (1..=25).map(|i| user(&format!("m{i}"))).collect();
-    t.store.commit_step(&th.id, step(msgs)).await.unwrap();
+    t.commit(&th.id, step(msgs)).await;
 
     let last = t.store.messages_before(&th.id, None, 10).await.unwrap();
     let seqs: Vec<i64> = last.messages.iter().map(|m| m.seq).collect();

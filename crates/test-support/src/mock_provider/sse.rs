@@ -16,27 +16,31 @@ pub fn frame(event: Option<&str>, data: &Value) -> String {
 /// OpenAI's terminal frame.
 pub const OPENAI_DONE: &str = "data: [DONE]\n\n";
 
+/// One `chat.completion.chunk` frame; `extra` holds its choices (and usage).
+fn chat_frame(model: &str, extra: Value) -> String {
+    let mut chunk = json!({
+        "id": "chatcmpl-mock",
+        "object": "chat.completion.chunk",
+        "created": 1_700_000_000,
+        "model": model,
+    });
+    if let (Some(chunk), Value::Object(extra)) = (chunk.as_object_mut(), extra) {
+        chunk.extend(extra);
+    }
+    frame(None, &chunk)
+}
+
 fn chat_chunk(model: &str, delta: &Value, finish: Option<&str>) -> String {
-    frame(
-        None,
-        &json!({
-            "id": "chatcmpl-mock",
-            "object": "chat.completion.chunk",
-            "created": 1_700_000_000,
-            "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }),
+    chat_frame(
+        model,
+        json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}),
     )
 }
 
 fn chat_usage(model: &str) -> String {
-    frame(
-        None,
-        &json!({
-            "id": "chatcmpl-mock",
-            "object": "chat.completion.chunk",
-            "created": 1_700_000_000,
-            "model": model,
+    chat_frame(
+        model,
+        json!({
             "choices": [],
             "usage": {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19},
         }),

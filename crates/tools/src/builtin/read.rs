@@ -4,12 +4,11 @@ use std::fmt::Write as _;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::{check_cancel, parse};
+use super::{Builtin, Call, check_cancel};
 use crate::error::Result;
 use crate::path::normalize_path;
-use crate::tool::{Tool, ToolContext, ToolOutput};
+use crate::tool::ToolOutput;
 
 /// Lines `read_file` returns when no `limit` is given.
 pub const READ_DEFAULT_LIMIT: usize = 2_000;
@@ -24,23 +23,18 @@ const LINE_MAX_CHARS: usize = 2_000;
 pub struct Ls;
 
 #[derive(Deserialize)]
-struct LsArgs {
+pub(super) struct LsArgs {
     #[serde(default)]
     path: Option<String>,
 }
 
-#[async_trait::async_trait]
-impl Tool for Ls {
-    fn name(&self) -> &str {
-        "ls"
-    }
+impl Builtin for Ls {
+    type Args = LsArgs;
+    const NAME: &'static str = "ls";
+    const DESCRIPTION: &'static str = "List the files and folders directly inside a folder of the thread's files. \
+         Paths are absolute, e.g. `/` or `/notes`. Folders end with `/`.";
 
-    fn description(&self) -> &str {
-        "List the files and folders directly inside a folder of the thread's files. \
-         Paths are absolute, e.g. `/` or `/notes`. Folders end with `/`."
-    }
-
-    fn parameters(&self) -> Value {
+    fn parameters() -> Value {
         json!({
             "type": "object",
             "properties": {
@@ -50,13 +44,8 @@ impl Tool for Ls {
         })
     }
 
-    async fn call(
-        &self,
-        ctx: &ToolContext,
-        args: Value,
-        cancel: CancellationToken,
-    ) -> Result<ToolOutput> {
-        let args: LsArgs = parse(self.name(), args)?;
+    async fn run(call: Call<'_, LsArgs>) -> Result<ToolOutput> {
+        let Call { ctx, args, cancel } = call;
         let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
         check_cancel(&cancel)?;
         let listing = ctx.fs.list_bounded(&dir).await?;
@@ -82,7 +71,7 @@ impl Tool for Ls {
 pub struct ReadFile;
 
 #[derive(Deserialize)]
-struct ReadArgs {
+pub(super) struct ReadArgs {
     file_path: String,
     #[serde(default)]
     offset: Option<usize>,
@@ -90,19 +79,14 @@ struct ReadArgs {
     limit: Option<usize>,
 }
 
-#[async_trait::async_trait]
-impl Tool for ReadFile {
-    fn name(&self) -> &str {
-        "read_file"
-    }
-
-    fn description(&self) -> &str {
-        "Read a file of the thread's files. Output lines are numbered (`cat -n` style, from 1). \
+impl Builtin for ReadFile {
+    type Args = ReadArgs;
+    const NAME: &'static str = "read_file";
+    const DESCRIPTION: &'static str = "Read a file of the thread's files. Output lines are numbered (`cat -n` style, from 1). \
          `offset` is the 0-based line to start at, `limit` the number of lines (default 2000). \
-         A long page is cut at a size cap and says which offset to continue from."
-    }
+         A long page is cut at a size cap and says which offset to continue from.";
 
-    fn parameters(&self) -> Value {
+    fn parameters() -> Value {
         json!({
             "type": "object",
             "properties": {
@@ -115,13 +99,8 @@ impl Tool for ReadFile {
         })
     }
 
-    async fn call(
-        &self,
-        ctx: &ToolContext,
-        args: Value,
-        cancel: CancellationToken,
-    ) -> Result<ToolOutput> {
-        let args: ReadArgs = parse(self.name(), args)?;
+    async fn run(call: Call<'_, ReadArgs>) -> Result<ToolOutput> {
+        let Call { ctx, args, cancel } = call;
         let path = normalize_path(&args.file_path)?;
         check_cancel(&cancel)?;
         let content = ctx.fs.read(&path).await?;

@@ -6,12 +6,11 @@ use globset::{GlobBuilder, GlobMatcher};
 use regex::RegexBuilder;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::{check_cancel, parse};
+use super::{Builtin, Call, check_cancel};
 use crate::error::{Result, ToolError};
 use crate::path::normalize_path;
-use crate::tool::{Tool, ToolContext, ToolOutput};
+use crate::tool::ToolOutput;
 
 /// The most paths or lines a search returns; the rest is counted, not shown.
 const MAX_RESULTS: usize = 500;
@@ -20,7 +19,7 @@ const MAX_RESULTS: usize = 500;
 pub struct Glob;
 
 #[derive(Deserialize)]
-struct GlobArgs {
+pub(super) struct GlobArgs {
     pattern: String,
     #[serde(default)]
     path: Option<String>,
@@ -42,19 +41,14 @@ fn matcher(tool: &str, dir: &str, pattern: &str) -> Result<GlobMatcher> {
         .map_err(|e| ToolError::invalid_arguments(tool, format!("bad glob {pattern:?}: {e}")))
 }
 
-#[async_trait::async_trait]
-impl Tool for Glob {
-    fn name(&self) -> &str {
-        "glob"
-    }
-
-    fn description(&self) -> &str {
-        "Find files of the thread's files by glob pattern, e.g. `**/*.md` or `/notes/*.txt`. \
+impl Builtin for Glob {
+    type Args = GlobArgs;
+    const NAME: &'static str = "glob";
+    const DESCRIPTION: &'static str = "Find files of the thread's files by glob pattern, e.g. `**/*.md` or `/notes/*.txt`. \
          A relative pattern is matched below `path` (default /). `*` stays within one folder; \
-         `**` crosses folders."
-    }
+         `**` crosses folders.";
 
-    fn parameters(&self) -> Value {
+    fn parameters() -> Value {
         json!({
             "type": "object",
             "properties": {
@@ -66,15 +60,10 @@ impl Tool for Glob {
         })
     }
 
-    async fn call(
-        &self,
-        ctx: &ToolContext,
-        args: Value,
-        cancel: CancellationToken,
-    ) -> Result<ToolOutput> {
-        let args: GlobArgs = parse(self.name(), args)?;
+    async fn run(call: Call<'_, GlobArgs>) -> Result<ToolOutput> {
+        let Call { ctx, args, cancel } = call;
         let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
-        let glob = matcher(self.name(), &dir, &args.pattern)?;
+        let glob = matcher(Self::NAME, &dir, &args.pattern)?;
         check_cancel(&cancel)?;
         let walked = ctx.fs.walk(&dir).await?;
         let matches: Vec<String> = walked
@@ -129,7 +118,7 @@ enum OutputMode {
 }
 
 #[derive(Deserialize)]
-struct GrepArgs {
+pub(super) struct GrepArgs {
     pattern: String,
     #[serde(default)]
     path: Option<String>,
@@ -141,19 +130,14 @@ struct GrepArgs {
     case_insensitive: bool,
 }
 
-#[async_trait::async_trait]
-impl Tool for Grep {
-    fn name(&self) -> &str {
-        "grep"
-    }
-
-    fn description(&self) -> &str {
-        "Search the contents of the thread's files with a regular expression (Rust regex syntax). \
+impl Builtin for Grep {
+    type Args = GrepArgs;
+    const NAME: &'static str = "grep";
+    const DESCRIPTION: &'static str = "Search the contents of the thread's files with a regular expression (Rust regex syntax). \
          `output_mode`: `files_with_matches` (default) lists files, `content` shows \
-         `path:line: text`, `count` shows matches per file. `glob` filters files, e.g. `*.md`."
-    }
+         `path:line: text`, `count` shows matches per file. `glob` filters files, e.g. `*.md`.";
 
-    fn parameters(&self) -> Value {
+    fn parameters() -> Value {
         json!({
             "type": "object",
             "properties": {
@@ -168,23 +152,18 @@ impl Tool for Grep {
         })
     }
 
-    async fn call(
-        &self,
-        ctx: &ToolContext,
-        args: Value,
-        cancel: CancellationToken,
-    ) -> Result<ToolOutput> {
-        let args: GrepArgs = parse(self.name(), args)?;
+    async fn run(call: Call<'_, GrepArgs>) -> Result<ToolOutput> {
+        let Call { ctx, args, cancel } = call;
         let dir = normalize_path(args.path.as_deref().unwrap_or("/"))?;
         let regex = RegexBuilder::new(&args.pattern)
             .case_insensitive(args.case_insensitive)
             .size_limit(1 << 20)
             .build()
-            .map_err(|e| ToolError::invalid_arguments(self.name(), format!("bad regex: {e}")))?;
+            .map_err(|e| ToolError::invalid_arguments(Self::NAME, format!("bad regex: {e}")))?;
         // A filter without a folder matches the file name anywhere below `dir`.
         let filter = match &args.glob {
-            Some(g) if g.contains('/') => Some(matcher(self.name(), &dir, g)?),
-            Some(g) => Some(matcher(self.name(), &dir, &format!("**/{g}"))?),
+            Some(g) if g.contains('/') => Some(matcher(Self::NAME, &dir, g)?),
+            Some(g) => Some(matcher(Self::NAME, &dir, &format!("**/{g}"))?),
             None => None,
         };
         let mut results = Vec::new();

@@ -2,50 +2,31 @@
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::{check_cancel, parse};
+use super::{Builtin, Call, check_cancel};
 use crate::error::{Result, ToolError};
 use crate::path::normalize_path;
-use crate::tool::{Tool, ToolContext, ToolOutput};
-
-fn file_path(args: &Value) -> Option<&str> {
-    args.get("file_path").and_then(Value::as_str)
-}
+use crate::tool::ToolOutput;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WriteFile;
 
 #[derive(Deserialize)]
-struct WriteArgs {
+pub(super) struct WriteArgs {
     file_path: String,
     content: String,
 }
 
-#[async_trait::async_trait]
-impl Tool for WriteFile {
-    fn name(&self) -> &str {
-        "write_file"
-    }
-
-    fn description(&self) -> &str {
-        "Create a file in the thread's files, or replace its whole content. Folders are created \
-         as needed. To change part of an existing file, use edit_file."
-    }
+impl Builtin for WriteFile {
+    type Args = WriteArgs;
+    const NAME: &'static str = "write_file";
+    const DESCRIPTION: &'static str = "Create a file in the thread's files, or replace its whole content. Folders are created \
+         as needed. To change part of an existing file, use edit_file.";
 
     /// A change the person should see first (a policy may say otherwise).
-    fn asks_by_default(&self, _args: &Value) -> bool {
-        true
-    }
+    const CHANGES: Option<&'static str> = Some("Write");
 
-    fn describe_call(&self, args: &Value) -> String {
-        match file_path(args) {
-            Some(path) => format!("Write the file {path}."),
-            None => "Write a file.".to_owned(),
-        }
-    }
-
-    fn parameters(&self) -> Value {
+    fn parameters() -> Value {
         json!({
             "type": "object",
             "properties": {
@@ -57,13 +38,8 @@ impl Tool for WriteFile {
         })
     }
 
-    async fn call(
-        &self,
-        ctx: &ToolContext,
-        args: Value,
-        cancel: CancellationToken,
-    ) -> Result<ToolOutput> {
-        let args: WriteArgs = parse(self.name(), args)?;
+    async fn run(call: Call<'_, WriteArgs>) -> Result<ToolOutput> {
+        let Call { ctx, args, cancel } = call;
         let path = normalize_path(&args.file_path)?;
         check_cancel(&cancel)?;
         ctx.fs.check_writable(&path).await?;
@@ -79,7 +55,7 @@ impl Tool for WriteFile {
 pub struct EditFile;
 
 #[derive(Deserialize)]
-struct EditArgs {
+pub(super) struct EditArgs {
     file_path: String,
     old_string: String,
     new_string: String,
@@ -87,31 +63,17 @@ struct EditArgs {
     replace_all: bool,
 }
 
-#[async_trait::async_trait]
-impl Tool for EditFile {
-    fn name(&self) -> &str {
-        "edit_file"
-    }
-
-    fn description(&self) -> &str {
-        "Replace exact text in a file of the thread's files. `old_string` must match exactly \
+impl Builtin for EditFile {
+    type Args = EditArgs;
+    const NAME: &'static str = "edit_file";
+    const DESCRIPTION: &'static str = "Replace exact text in a file of the thread's files. `old_string` must match exactly \
          (whitespace included) and be unique in the file, unless `replace_all` is true. \
-         Read the file first."
-    }
+         Read the file first.";
 
     /// A change the person should see first (a policy may say otherwise).
-    fn asks_by_default(&self, _args: &Value) -> bool {
-        true
-    }
+    const CHANGES: Option<&'static str> = Some("Edit");
 
-    fn describe_call(&self, args: &Value) -> String {
-        match file_path(args) {
-            Some(path) => format!("Edit the file {path}."),
-            None => "Edit a file.".to_owned(),
-        }
-    }
-
-    fn parameters(&self) -> Value {
+    fn parameters() -> Value {
         json!({
             "type": "object",
             "properties": {
@@ -125,23 +87,18 @@ impl Tool for EditFile {
         })
     }
 
-    async fn call(
-        &self,
-        ctx: &ToolContext,
-        args: Value,
-        cancel: CancellationToken,
-    ) -> Result<ToolOutput> {
-        let args: EditArgs = parse(self.name(), args)?;
+    async fn run(call: Call<'_, EditArgs>) -> Result<ToolOutput> {
+        let Call { ctx, args, cancel } = call;
         let path = normalize_path(&args.file_path)?;
         if args.old_string.is_empty() {
             return Err(ToolError::invalid_arguments(
-                self.name(),
+                Self::NAME,
                 "old_string is empty; to write a whole file use write_file",
             ));
         }
         if args.old_string == args.new_string {
             return Err(ToolError::invalid_arguments(
-                self.name(),
+                Self::NAME,
                 "old_string and new_string are the same; nothing would change",
             ));
         }
