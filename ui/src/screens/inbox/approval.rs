@@ -33,7 +33,9 @@ pub(crate) fn ApprovalCard(run: RunState, interrupt: Interrupt) -> impl IntoView
             match invoke::<cmd::RunRespond>(&params).await {
                 Ok(started) => {
                     run.interrupt.set(None);
-                    run.live_run.set(Some(started.run_id));
+                    // Through `started`: the run may already have finished
+                    // (its frames can arrive before this answer does).
+                    run.started(started.run_id);
                 }
                 Err(error) => {
                     sending.set(false);

@@ -159,11 +159,10 @@ impl RunState {
                     }
                     self.stream.set_value(Some(stream));
                     self.subscription.set_value(Some(response.subscription_id));
+                    // The run's frames may have ended it before this
+                    // answer arrived; `started` keeps an ended run ended.
                     if let Some(run_id) = response.live_run_id {
-                        self.live_run.set(Some(run_id));
-                        self.inbox.running.update(|r| {
-                            r.insert(thread_id);
-                        });
+                        self.started(run_id);
                     }
                 }
                 Err(error) if current() => self.error.set(Some(error)),
@@ -369,7 +368,10 @@ impl RunState {
         });
     }
 
-    fn started(self, run_id: RunId) {
+    /// A run the host says is live: shown as running unless its
+    /// `run_finished` was already handled (frames and command answers travel
+    /// separately, so the end can arrive first under load).
+    pub(crate) fn started(self, run_id: RunId) {
         let already_over = self.finished.with_value(|f| f.as_ref() == Some(&run_id));
         if self.alive.with_value(|a| a.get()) && !already_over {
             self.live_run.set(Some(run_id));
