@@ -165,7 +165,8 @@ impl RunService {
         let (drive_begin, committed) = match begin {
             RunBegin::Message { text, .. } => (Begin::Message(text), Vec::new()),
             RunBegin::Decisions(response) => {
-                // Counters belong to the run that paused; the next run resets them.
+                // The decisions are recorded against the run that paused; the agent keeps
+                // its budget across them (it resets only with a new user message).
                 let paused_run = self
                     .store
                     .thread_runs(&thread_id, 1)
