@@ -8,6 +8,7 @@ mod run;
 mod sink;
 mod summarize;
 mod transcript;
+mod turn;
 
 pub use agent::{Agent, RunInput, RunOutcome};
 pub use error::{Error, Result};
@@ -17,6 +18,7 @@ pub use profile::{
     clock_line,
 };
 pub use sink::{ChannelSink, EventSink, NullSink};
+pub use turn::{AWAITING_DECISION, OpenedTurn};
 
 /// Re-exported so hosts need not depend on tokio-util.
 pub use pizza_llm::CancellationToken;

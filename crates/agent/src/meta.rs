@@ -49,11 +49,16 @@ impl StepMeta {
     /// the host's own state edits) reads as empty: the worst case is one
     /// recomputed summary.
     pub(crate) fn load(metadata: Option<&Value>, run_id: &str) -> Self {
-        let mut meta: Self = metadata
-            .and_then(|m| serde_json::from_value(m.clone()).ok())
-            .unwrap_or_default();
+        let mut meta = Self::read(metadata);
         meta.run_id = Some(run_id.to_owned());
         meta
+    }
+
+    /// The metadata at the head as it is, for a step no run commits yet.
+    pub(crate) fn read(metadata: Option<&Value>) -> Self {
+        metadata
+            .and_then(|m| serde_json::from_value(m.clone()).ok())
+            .unwrap_or_default()
     }
 
     /// A new user message: a fresh budget, and nothing left of the last

@@ -17,9 +17,8 @@ use crate::error::{Error, Result, model_api_error};
 use crate::meta::StepMeta;
 use crate::profile::RunProfile;
 use crate::sink::EventSink;
-use crate::transcript::{
-    notice_message, pending_calls, tool_result_message, turn_is_over, user_message,
-};
+use crate::transcript::{notice_message, pending_calls, turn_is_over};
+use crate::turn::turn_messages;
 
 pub(crate) const MODEL_LIMIT_NOTICE: &str = "This run reached its limit of model calls and \
 stopped. Send a message to continue.";
@@ -184,20 +183,7 @@ impl<'a> RunLoop<'a> {
     /// Commits the user's message, closing any calls a stopped run left
     /// unanswered (providers refuse a transcript with an unanswered call).
     async fn start_turn(&mut self, text: &str) -> Result<(), Stop> {
-        if text.trim().is_empty() {
-            return Err(Stop::Failed(Error::invalid("the message is empty")));
-        }
-        let mut messages: Vec<NewMessage> = pending_calls(&self.messages)?
-            .into_iter()
-            .map(|call| {
-                tool_result_message(
-                    &call.id,
-                    "This call was not run: the run stopped before it finished.",
-                    true,
-                )
-            })
-            .collect();
-        messages.push(user_message(text));
+        let messages = turn_messages(&self.messages, text)?;
         self.meta.new_turn();
         self.commit(messages, None).await
     }

@@ -35,7 +35,7 @@ use crate::providers::ProviderService;
 use crate::threads::ThreadService;
 use crate::{Host, HostError};
 pub(crate) use agent_runtime::AgentRuntime;
-use registry::RunRegistry;
+use registry::{Reservation, RunRegistry};
 pub use start::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 
 fn store_err(err: store::Error) -> ApiError {
@@ -161,6 +161,25 @@ impl RunService {
             })
             .await?,
         )
+    }
+
+    /// Holds the thread free of runs (stopping a live one and waiting for
+    /// its end) until the returned claim is dropped.
+    pub(crate) async fn hold_stopping(&self, thread_id: &str) -> Result<Reservation, ApiError> {
+        self.registry.reserve_stopping(thread_id).await
+    }
+
+    /// Holds the thread free of runs until the claim is dropped; `CONFLICT`
+    /// while one is live.
+    pub(crate) fn hold_idle(&self, thread_id: &str) -> Result<Reservation, ApiError> {
+        self.registry.reserve(thread_id).map_err(|mut busy| {
+            if busy.code == pizza_protocol::ErrorCode::Conflict {
+                busy.message =
+                    "This thread is still working; stop it or wait for it to finish, then fork."
+                        .to_owned();
+            }
+            busy
+        })
     }
 
     /// Whether the thread offers Resume / Discard.
@@ -360,3 +379,5 @@ pub(crate) mod tests;
 mod tests_hitl;
 #[cfg(test)]
 mod tests_queue;
+#[cfg(test)]
+mod tests_trust;

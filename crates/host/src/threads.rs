@@ -334,11 +334,16 @@ impl Host {
         self.inner.threads.thread_update(params).await
     }
 
+    /// Stops the thread's live run and waits for its end first; no run
+    /// starts on the thread while it is deleted.
     pub async fn thread_delete(&self, params: ThreadIdParams) -> Result<(), ApiError> {
+        let _held = self.runs().hold_stopping(&params.thread_id).await?;
         self.inner.threads.thread_delete(params).await
     }
 
+    /// `CONFLICT` while the thread has a live run; none starts while it forks.
     pub async fn thread_fork(&self, params: ThreadForkParams) -> Result<ThreadSummary, ApiError> {
+        let _held = self.runs().hold_idle(&params.thread_id)?;
         self.inner.threads.thread_fork(params).await
     }
 

@@ -23,6 +23,9 @@ pub enum FakeStep {
     Delay(Duration),
     /// Nothing more arrives until the call is cancelled.
     HangUntilCancelled,
+    /// Nothing more arrives until the test opens the gate with
+    /// `notify_one` (which may come first) or the call is cancelled.
+    Gate(Arc<tokio::sync::Notify>),
 }
 
 /// The scripted answer to one `stream` call.
@@ -101,6 +104,12 @@ impl FakeTurn {
 
     pub fn then_hang(mut self) -> Self {
         self.steps.push(FakeStep::HangUntilCancelled);
+        self
+    }
+
+    /// Waits at this point of the turn until `gate` is opened.
+    pub fn then_wait(mut self, gate: &Arc<tokio::sync::Notify>) -> Self {
+        self.steps.push(FakeStep::Gate(Arc::clone(gate)));
         self
     }
 
@@ -217,6 +226,12 @@ fn play(turn: FakeTurn, cancel: CancellationToken) -> EventStream {
                     sleep_or_cancel(duration, &cancel).await;
                 }
                 FakeStep::HangUntilCancelled => cancel.cancelled().await,
+                FakeStep::Gate(gate) => {
+                    tokio::select! {
+                        () = gate.notified() => {}
+                        () = cancel.cancelled() => {}
+                    }
+                }
             }
         }
     })

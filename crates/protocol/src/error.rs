@@ -70,6 +70,9 @@ pub enum ErrorReason {
     /// A folder grant overlaps the app's data folder: ask the user, then
     /// repeat the call with `acknowledge_data_root`.
     OverlapsDataRoot,
+    /// The thread waits for a decision on a tool call: answer it first (or
+    /// queue the message; it sends after the decision).
+    AwaitingDecision,
 }
 
 /// A failure as the UI sees it: a stable code, a sentence that says what to

@@ -51,8 +51,8 @@ pub use run::{
     RunId, RunStatus,
 };
 pub use run_commands::{
-    QueueAddParams, QueueAddResponse, QueueRemoveParams, RunCancelParams, RunCancelResponse,
-    RunRespondParams, RunStartParams, RunStartResponse, ThreadSubscribeParams,
+    MESSAGE_TEXT_MAX_BYTES, QueueAddParams, QueueAddResponse, QueueRemoveParams, RunCancelParams,
+    RunCancelResponse, RunRespondParams, RunStartParams, RunStartResponse, ThreadSubscribeParams,
     ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
 pub use settings::{NotificationPrefs, Settings, SettingsGetParams, SettingsPatch, Theme};

@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 use crate::run::{Decision, RunId};
 use crate::thread::ThreadId;
 
+/// As much as one message may say, in bytes of UTF-8: longer text is
+/// refused with `INVALID_INPUT` (whether sent or queued) and nothing is
+/// written.
+pub const MESSAGE_TEXT_MAX_BYTES: usize = 1 << 20;
+
 /// Starts a run: on a thread, or on a new thread when `thread_id` is absent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -323,103 +323,13 @@ impl Store {
     async fn commit(
         &self,
         thread_id: &str,
-        mut step: StepCommit,
+        step: StepCommit,
         keep_interrupt: bool,
     ) -> Result<CommittedStep> {
-        for m in &step.messages {
-            m.validate()?;
-        }
-        validate_files(&step.files)?;
-        let now = self.now();
         let mut tx = self.write_tx().await?;
-
-        let head = sqlx::query(
-            "SELECT last_seq, last_step, files_version, head_checkpoint_id FROM threads WHERE id = ?",
-        )
-        .bind(thread_id)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("thread", thread_id))?;
-        let mut seq: i64 = head.try_get("last_seq")?;
-        let last_step: i64 = head.try_get("last_step")?;
-        let mut files_version: i64 = head.try_get("files_version")?;
-        let parent_id: Option<String> = head.try_get("head_checkpoint_id")?;
-        if keep_interrupt && let Some(parent) = &parent_id {
-            let pending: Option<Option<String>> =
-                sqlx::query_scalar("SELECT interrupt FROM checkpoints WHERE id = ?")
-                    .bind(parent)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            step.interrupt = pending
-                .flatten()
-                .map(|i| from_json("checkpoint interrupt", &i))
-                .transpose()?;
-        }
-
-        let mut messages = Vec::with_capacity(step.messages.len());
-        for m in step.messages {
-            seq += 1;
-            messages.push(insert_message(&mut tx, thread_id, seq, new_id(), m, now).await?);
-        }
-
-        // Only real changes get a row, so unchanged files cost nothing and a step that
-        // touches no file keeps the files version.
-        let mut changed = Vec::new();
-        for f in &step.files {
-            if current_file(&mut tx, thread_id, &f.path).await? != f.content {
-                changed.push(f);
-            }
-        }
-        if !changed.is_empty() {
-            files_version += 1;
-            for f in changed {
-                insert_file(
-                    &mut tx,
-                    thread_id,
-                    &f.path,
-                    files_version,
-                    f.content.as_deref(),
-                    now,
-                )
-                .await?;
-            }
-        }
-
-        let checkpoint = insert_checkpoint(
-            &mut tx,
-            NewCheckpoint {
-                thread_id,
-                step: last_step + 1,
-                parent_id,
-                message_seq: seq,
-                files_version,
-                interrupt: step.interrupt,
-                metadata: step.metadata,
-                created_at: now,
-            },
-        )
-        .await?;
-
-        let preview = preview_of(messages.iter());
-        sqlx::query(
-            "UPDATE threads SET last_seq = ?, last_step = ?, files_version = ?, \
-             head_checkpoint_id = ?, last_activity_at = ?, preview = COALESCE(?, preview) \
-             WHERE id = ?",
-        )
-        .bind(seq)
-        .bind(checkpoint.step)
-        .bind(files_version)
-        .bind(&checkpoint.id)
-        .bind(now)
-        .bind(preview)
-        .bind(thread_id)
-        .execute(&mut *tx)
-        .await?;
+        let committed = commit_in(&mut tx, thread_id, step, keep_interrupt, self.now()).await?;
         tx.commit().await?;
-        Ok(CommittedStep {
-            checkpoint,
-            messages,
-        })
+        Ok(committed)
     }
 
     /// Appends messages and/or changes files as a new checkpoint, keeping any pending
@@ -487,4 +397,107 @@ impl Store {
             .await?;
         rows.iter().map(checkpoint_from_row).collect()
     }
+}
+
+/// Commits one step inside `tx` (the caller commits it): the messages, the
+/// files that really changed, and a checkpoint at the new head. Bad input
+/// writes nothing.
+pub(crate) async fn commit_in(
+    tx: &mut SqliteConnection,
+    thread_id: &str,
+    mut step: StepCommit,
+    keep_interrupt: bool,
+    now: i64,
+) -> Result<CommittedStep> {
+    for m in &step.messages {
+        m.validate()?;
+    }
+    validate_files(&step.files)?;
+
+    let head = sqlx::query(
+        "SELECT last_seq, last_step, files_version, head_checkpoint_id FROM threads WHERE id = ?",
+    )
+    .bind(thread_id)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or_else(|| Error::not_found("thread", thread_id))?;
+    let mut seq: i64 = head.try_get("last_seq")?;
+    let last_step: i64 = head.try_get("last_step")?;
+    let mut files_version: i64 = head.try_get("files_version")?;
+    let parent_id: Option<String> = head.try_get("head_checkpoint_id")?;
+    if keep_interrupt && let Some(parent) = &parent_id {
+        let pending: Option<Option<String>> =
+            sqlx::query_scalar("SELECT interrupt FROM checkpoints WHERE id = ?")
+                .bind(parent)
+                .fetch_optional(&mut *tx)
+                .await?;
+        step.interrupt = pending
+            .flatten()
+            .map(|i| from_json("checkpoint interrupt", &i))
+            .transpose()?;
+    }
+
+    let mut messages = Vec::with_capacity(step.messages.len());
+    for m in step.messages {
+        seq += 1;
+        messages.push(insert_message(&mut *tx, thread_id, seq, new_id(), m, now).await?);
+    }
+
+    // Only real changes get a row, so unchanged files cost nothing and a step that
+    // touches no file keeps the files version.
+    let mut changed = Vec::new();
+    for f in &step.files {
+        if current_file(&mut *tx, thread_id, &f.path).await? != f.content {
+            changed.push(f);
+        }
+    }
+    if !changed.is_empty() {
+        files_version += 1;
+        for f in changed {
+            insert_file(
+                &mut *tx,
+                thread_id,
+                &f.path,
+                files_version,
+                f.content.as_deref(),
+                now,
+            )
+            .await?;
+        }
+    }
+
+    let checkpoint = insert_checkpoint(
+        &mut *tx,
+        NewCheckpoint {
+            thread_id,
+            step: last_step + 1,
+            parent_id,
+            message_seq: seq,
+            files_version,
+            interrupt: step.interrupt,
+            metadata: step.metadata,
+            created_at: now,
+        },
+    )
+    .await?;
+
+    let preview = preview_of(messages.iter());
+    sqlx::query(
+        "UPDATE threads SET last_seq = ?, last_step = ?, files_version = ?, \
+         head_checkpoint_id = ?, last_activity_at = ?, preview = COALESCE(?, preview) \
+         WHERE id = ?",
+    )
+    .bind(seq)
+    .bind(checkpoint.step)
+    .bind(files_version)
+    .bind(&checkpoint.id)
+    .bind(now)
+    .bind(preview)
+    .bind(thread_id)
+    .execute(&mut *tx)
+    .await?;
+    Ok(CommittedStep {
+        checkpoint,
+        messages,
+    })
 }

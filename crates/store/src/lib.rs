@@ -17,6 +17,7 @@ mod store;
 mod text;
 mod threads;
 pub mod transcript;
+mod turns;
 
 pub use checkpoints::{
     Checkpoint, CommittedStep, FILE_PATH_MAX_CHARS, FileChange, HISTORY_PAGE_MAX, StateFile,
@@ -28,7 +29,7 @@ pub use folders::{Folder, FolderUpdate};
 pub use grants::{GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant};
 pub use messages::{MESSAGE_PAGE_MAX, Message, MessagePage, NewMessage, Role};
 pub use migrate::SCHEMA_VERSION;
-pub use queue::{QUEUE_MAX_PER_THREAD, QUEUED_TEXT_MAX_CHARS, QueuedMessage};
+pub use queue::{QUEUE_MAX_PER_THREAD, QueuedMessage};
 pub use runs::{
     ACTIVITY_PAGE_MAX, ACTIVITY_RETAINED, ActivityEntry, INTERRUPTED_BY_RESTART, NewActivity, Run,
     RunError, RunOutcome, RunSource, RunStatus,
@@ -40,6 +41,7 @@ pub use threads::{
     ThreadUpdate, ThreadView, ViewCounts,
 };
 pub use transcript::{AttachmentRef, Part, ResultPart};
+pub use turns::{TurnStart, TurnStarted, TurnThread};
 
 #[cfg(test)]
 mod store_tests;

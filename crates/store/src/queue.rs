@@ -1,6 +1,6 @@
 //! The host's queue of messages for busy threads: durable, so closing the
 //! window or restarting the app loses none. A queued message leaves the queue
-//! in the transaction that creates its run ([`Store::create_run_from_queue`]).
+//! in the transaction that creates its run ([`Store::start_turn`]).
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
@@ -11,10 +11,9 @@ use crate::error::{Error, Result};
 use crate::store::Store;
 use crate::text::required;
 
+use pizza_protocol::MESSAGE_TEXT_MAX_BYTES;
 pub use pizza_protocol::QueuedMessage;
 
-/// As much as one message may say.
-pub const QUEUED_TEXT_MAX_CHARS: usize = 100_000;
 /// Messages one thread may hold; a runaway sender is refused, not buffered.
 pub const QUEUE_MAX_PER_THREAD: i64 = 100;
 
@@ -56,11 +55,20 @@ impl Store {
         text: &str,
         model: Option<&str>,
     ) -> Result<QueuedMessage> {
-        let text = required("message", text, QUEUED_TEXT_MAX_CHARS)?;
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(Error::invalid("a message must not be empty"));
+        }
+        if text.len() > MESSAGE_TEXT_MAX_BYTES {
+            return Err(Error::invalid(format!(
+                "the message is {} bytes long; the limit is {MESSAGE_TEXT_MAX_BYTES}",
+                text.len()
+            )));
+        }
         let model = model.map(|m| required("model", m, 200)).transpose()?;
         let message = QueuedMessage {
             id: new_id(),
-            text,
+            text: text.to_owned(),
             model,
             created_at: self.now(),
         };

@@ -159,7 +159,7 @@ fn run_from_row(row: &SqliteRow) -> Result<Run> {
 }
 
 /// Inserts a live run; `Conflict` when the thread already has one.
-async fn insert_run(
+pub(crate) async fn insert_run(
     tx: &mut sqlx::SqliteConnection,
     thread_id: &str,
     source: RunSource,
@@ -199,22 +199,6 @@ impl Store {
     /// Any older run's Resume offer on the thread ends with it.
     pub async fn create_run(&self, thread_id: &str, source: RunSource) -> Result<Run> {
         let mut tx = self.write_tx().await?;
-        let id = insert_run(&mut tx, thread_id, source, self.now()).await?;
-        tx.commit().await?;
-        self.run(&id).await
-    }
-
-    /// Starts a run with the thread's queued message `queued_id`, taking the
-    /// message out of the queue in the same transaction: it is sent exactly
-    /// when its run exists. `NotFound` when it was removed meanwhile.
-    pub async fn create_run_from_queue(
-        &self,
-        thread_id: &str,
-        queued_id: &str,
-        source: RunSource,
-    ) -> Result<Run> {
-        let mut tx = self.write_tx().await?;
-        crate::queue::take_queued(&mut tx, thread_id, queued_id).await?;
         let id = insert_run(&mut tx, thread_id, source, self.now()).await?;
         tx.commit().await?;
         self.run(&id).await

@@ -169,36 +169,8 @@ fn optional_model(model: Option<&str>) -> Result<Option<String>> {
 
 impl Store {
     pub async fn create_thread(&self, new: NewThread) -> Result<Thread> {
-        let source = new.source.unwrap_or(ThreadSource::User);
-        if source == ThreadSource::Fork {
-            return Err(Error::invalid("forks are created by forking a thread"));
-        }
-        let title = new
-            .title
-            .as_deref()
-            .map(|t| required("title", t, TITLE_MAX_CHARS))
-            .transpose()?;
-        let model = optional_model(new.model.as_deref())?;
-        let id = new_id();
-        let now = self.now();
         let mut tx = self.write_tx().await?;
-        if let Some(folder) = &new.folder_id {
-            crate::folders::ensure_folder(&mut tx, folder).await?;
-        }
-        sqlx::query(
-            "INSERT INTO threads (id, title, user_titled, folder_id, source, model, created_at, \
-             last_activity_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(title.as_deref().unwrap_or(""))
-        .bind(title.is_some())
-        .bind(&new.folder_id)
-        .bind(source.as_str())
-        .bind(&model)
-        .bind(now)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
+        let id = insert_thread(&mut tx, new, self.now()).await?;
         tx.commit().await?;
         self.thread(&id).await
     }
@@ -362,4 +334,42 @@ fn push_folder_filter(qb: &mut QueryBuilder<'_, Sqlite>, folder: &FolderFilter) 
             qb.push(" AND folder_id = ").push_bind(id.clone());
         }
     }
+}
+
+/// Inserts a thread (validated as [`Store::create_thread`] says) and returns
+/// its id; the caller commits.
+pub(crate) async fn insert_thread(
+    tx: &mut sqlx::SqliteConnection,
+    new: NewThread,
+    now: i64,
+) -> Result<String> {
+    let source = new.source.unwrap_or(ThreadSource::User);
+    if source == ThreadSource::Fork {
+        return Err(Error::invalid("forks are created by forking a thread"));
+    }
+    let title = new
+        .title
+        .as_deref()
+        .map(|t| required("title", t, TITLE_MAX_CHARS))
+        .transpose()?;
+    let model = optional_model(new.model.as_deref())?;
+    let id = new_id();
+    if let Some(folder) = &new.folder_id {
+        crate::folders::ensure_folder(&mut *tx, folder).await?;
+    }
+    sqlx::query(
+        "INSERT INTO threads (id, title, user_titled, folder_id, source, model, created_at, \
+         last_activity_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&id)
+    .bind(title.as_deref().unwrap_or(""))
+    .bind(title.is_some())
+    .bind(&new.folder_id)
+    .bind(source.as_str())
+    .bind(&model)
+    .bind(now)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    Ok(id)
 }

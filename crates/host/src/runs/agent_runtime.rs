@@ -5,8 +5,11 @@
 
 use std::sync::Arc;
 
-use pizza_agent::{Agent, CancellationToken, EventSink, RunInput, RunOutcome, RunProfile};
-use pizza_protocol::{ApiError, InterruptResponse, MessageView};
+use pizza_agent::{
+    AWAITING_DECISION, Agent, CancellationToken, EventSink, OpenedTurn, RunInput, RunOutcome,
+    RunProfile,
+};
+use pizza_protocol::{ApiError, ErrorCode, ErrorReason, InterruptResponse, MessageView};
 use pizza_store as store;
 use pizza_tools::{MountSource, ToolRegistry};
 
@@ -21,15 +24,6 @@ pub(crate) struct AgentRuntime {
     agent: Arc<Agent>,
     tools: ToolRegistry,
     mounts: Arc<dyn MountSource>,
-}
-
-/// How a run begins, as the agent sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Begin {
-    /// Commit this user message first.
-    Message(String),
-    /// Continue from the last checkpoint.
-    Checkpoint,
 }
 
 impl AgentRuntime {
@@ -104,33 +98,49 @@ impl RunAgent {
             .map_err(|e| e.to_api_error())
     }
 
-    /// Drives the run to its end.
+    /// Prepares the step that opens a turn with the person's message, for
+    /// the store to commit with the run. `CONFLICT` (reason
+    /// `awaiting_decision`) while a decision is pending.
+    pub(crate) async fn open_turn(
+        &self,
+        thread_id: &str,
+        text: &str,
+    ) -> Result<OpenedTurn, ApiError> {
+        self.agent
+            .open_turn(thread_id, text)
+            .await
+            .map_err(|e| match e {
+                pizza_agent::Error::Conflict(_) => awaiting_decision(),
+                other => other.to_api_error(),
+            })
+    }
+
+    /// Drives the run from the thread's last checkpoint (its opening step,
+    /// the decisions, or where a stopped run left off) to its end.
     pub(crate) async fn drive(
         &self,
         thread_id: &str,
         run_id: &str,
         model: &ResolvedModel,
-        begin: Begin,
         sink: Arc<dyn EventSink>,
         cancel: CancellationToken,
     ) -> RunOutcome {
-        let (new_user_text, resume) = match begin {
-            Begin::Message(text) => (Some(text), false),
-            Begin::Checkpoint => (None, true),
-        };
         let input = RunInput {
             thread_id: thread_id.to_owned(),
             run_id: run_id.to_owned(),
             model: Arc::clone(&model.client),
             model_id: model.model_id.clone(),
             context_window: model.context_window,
-            new_user_text,
+            new_user_text: None,
             profile: Arc::clone(&self.profile),
         };
-        if resume {
-            self.agent.resume(input, sink, cancel).await
-        } else {
-            self.agent.run(input, sink, cancel).await
-        }
+        self.agent.resume(input, sink, cancel).await
     }
+}
+
+/// The refusal of a message while the thread waits for a decision.
+pub(crate) fn awaiting_decision() -> ApiError {
+    let mut error = ApiError::new(ErrorCode::Conflict, AWAITING_DECISION);
+    error.reason = Some(ErrorReason::AwaitingDecision);
+    error
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use pizza_agent::{CancellationToken, EventSink};
 use pizza_protocol::{ApiError, MessageView, RunEvent, RunEventFrame, RunId, ThreadId};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 /// Frames kept per run; older ones are dropped (what lasts is in the store).
 pub(crate) const RING_CAPACITY: usize = 4_000;
@@ -44,6 +44,8 @@ struct ThreadRuns {
     /// Oldest first; the live run's buffer, if any, is the last.
     buffers: VecDeque<RunBuffer>,
     subscribers: Vec<Subscriber>,
+    /// Told whenever `live` is released.
+    freed: Arc<Notify>,
 }
 
 #[derive(Debug)]
@@ -152,6 +154,29 @@ impl RunRegistry {
             cancel,
             seq: Arc::clone(&self.seq),
         })
+    }
+
+    /// Claims the thread's live slot, first stopping the run that holds it
+    /// and waiting for that run to end: for work no run may overlap, such
+    /// as deleting the thread.
+    pub(crate) async fn reserve_stopping(&self, thread_id: &str) -> Result<Reservation, ApiError> {
+        loop {
+            let entry = self.entry(thread_id);
+            let freed = Arc::clone(&lock(&entry).freed);
+            let released = freed.notified();
+            tokio::pin!(released);
+            // Registered before the check, so a release in between is not missed.
+            released.as_mut().enable();
+            match self.reserve(thread_id) {
+                Err(busy) if busy.code == pizza_protocol::ErrorCode::Conflict => {
+                    if let Some(live) = &lock(&entry).live {
+                        live.cancel.cancel();
+                    }
+                    released.await;
+                }
+                other => return other,
+            }
+        }
     }
 
     /// Drops idle threads and expired buffers so the map does not grow with
@@ -303,7 +328,9 @@ impl Reservation {
 impl Drop for Reservation {
     fn drop(&mut self) {
         if let Some(entry) = self.entry.take() {
-            lock(&entry).live = None;
+            let mut state = lock(&entry);
+            state.live = None;
+            state.freed.notify_waiters();
         }
     }
 }
@@ -366,6 +393,7 @@ impl RunHandle {
         self.publish(&mut state, &[], event);
         if state.live_run_id() == Some(&self.run_id) {
             state.live = None;
+            state.freed.notify_waiters();
         }
         let now = Instant::now();
         if let Some(buffer) = state

@@ -4,16 +4,17 @@
 
 use std::sync::Arc;
 
+use pizza_agent::OpenedTurn;
 use pizza_protocol::{
-    ApiError, ErrorCode, FolderId, InterruptResponse, QueuedMessage, RunEvent, RunId, ThreadId,
-    ThreadSource,
+    ApiError, ErrorCode, FolderId, InterruptResponse, MESSAGE_TEXT_MAX_BYTES, QueuedMessage,
+    RunEvent, RunId, ThreadId, ThreadSource,
 };
 use pizza_store as store;
 
 pub use pizza_store::RunSource;
 
 use super::RunService;
-use super::agent_runtime::{Begin, RunAgent};
+use super::agent_runtime::{RunAgent, awaiting_decision};
 use super::model::ResolvedModel;
 use super::registry::{Reservation, RunHandle};
 use super::store_err;
@@ -94,29 +95,12 @@ impl RunService {
             model,
             when_busy,
         } = request;
-        let begin = match begin {
-            RunBegin::Message { text, attachments } => {
-                let text = text.trim();
-                if text.is_empty() {
-                    return Err(ApiError::invalid_input("A message needs some text."));
-                }
-                if !attachments.is_empty() {
-                    return Err(ApiError::invalid_input(
-                        "Attachments cannot be sent yet; send the message without them.",
-                    ));
-                }
-                RunBegin::Message {
-                    text: text.to_owned(),
-                    attachments,
-                }
-            }
-            other => other,
-        };
+        let begin = checked(begin)?;
         let queue_text = match (&begin, when_busy) {
             (RunBegin::Message { text, .. }, WhenBusy::Queue) => Some(text.clone()),
             _ => None,
         };
-        let (thread_id, reservation, model) = match target {
+        let (thread, reservation) = match target {
             StartTarget::Thread(id) => {
                 let thread = self.store.thread(&id).await.map_err(store_err)?;
                 if let Some(text) = &queue_text
@@ -135,35 +119,101 @@ impl RunService {
                     },
                     Err(error) => return Err(error),
                 };
-                let model = self
-                    .resolve_model(model.as_deref(), thread.model.as_deref())
-                    .await?;
-                (thread.id, reservation, model)
+                (ThreadFor::Existing(thread), Some(reservation))
             }
             StartTarget::NewThread {
-                source: thread_source,
+                source,
                 folder_id,
                 title,
-            } => {
-                // Resolved first, so a missing model leaves no empty thread.
-                let model = self.resolve_model(model.as_deref(), None).await?;
-                let thread = self
-                    .store
-                    .create_thread(store::NewThread {
-                        title,
-                        folder_id,
-                        model: Some(model.key.clone()),
-                        source: Some(thread_source.into()),
-                    })
+            } => (
+                ThreadFor::New(store::NewThread {
+                    title,
+                    folder_id,
+                    model: None,
+                    source: Some(source.into()),
+                }),
+                None,
+            ),
+        };
+        // Resolved before anything is written, so a missing model leaves no
+        // empty thread and no run.
+        let model = self.resolve_model(model.as_deref(), thread.model()).await?;
+        let agent = self.agent.for_run().await;
+        match begin {
+            RunBegin::Message { text, .. } => {
+                self.start_turn(thread, reservation, agent, model, source, text)
                     .await
-                    .map_err(store_err)?;
-                let reservation = self.registry.reserve(&thread.id)?;
-                (thread.id, reservation, model)
+            }
+            other => {
+                let (ThreadFor::Existing(thread), Some(reservation)) = (thread, reservation) else {
+                    return Err(ApiError::invalid_input(
+                        "A new thread begins with a message.",
+                    ));
+                };
+                self.continue_thread(thread.id, reservation, agent, model, source, other)
+                    .await
+            }
+        }
+    }
+
+    /// Begins a turn with the person's message: the message and the run row
+    /// are written in one transaction before the caller hears of the run.
+    async fn start_turn(
+        self: &Arc<Self>,
+        thread: ThreadFor,
+        reservation: Option<Reservation>,
+        agent: RunAgent,
+        model: ResolvedModel,
+        source: RunSource,
+        text: String,
+    ) -> Result<Started, ApiError> {
+        let (turn_thread, opened) = match thread {
+            ThreadFor::Existing(thread) => {
+                let opened = agent.open_turn(&thread.id, &text).await?;
+                (store::TurnThread::Existing(thread.id), opened)
+            }
+            ThreadFor::New(mut new) => {
+                new.model = Some(model.key.clone());
+                let opened = OpenedTurn::first(&text).map_err(|e| e.to_api_error())?;
+                (store::TurnThread::New(new), opened)
             }
         };
-        let agent = self.agent.for_run().await;
-        let (drive_begin, committed) = match begin {
-            RunBegin::Message { text, .. } => (Begin::Message(text), Vec::new()),
+        let started = self
+            .store
+            .start_turn(store::TurnStart {
+                thread: turn_thread,
+                source,
+                step: opened.step,
+                expected_head: opened.head,
+                queued_id: None,
+            })
+            .await
+            .map_err(|e| match e {
+                // Raced by a decision being asked for: the backstop of the check above.
+                store::Error::Conflict(_) if reservation.is_some() => awaiting_decision(),
+                other => store_err(other),
+            })?;
+        // Nobody else knows a new thread's id yet: only quitting can refuse it
+        // (and then the run is offered for Resume at the next start).
+        let reservation = match reservation {
+            Some(reservation) => reservation,
+            None => self.registry.reserve(&started.thread_id)?,
+        };
+        Ok(self.launch(reservation, agent, started, model))
+    }
+
+    /// Continues the thread with the person's decisions, or from where a
+    /// stopped run left off.
+    async fn continue_thread(
+        self: &Arc<Self>,
+        thread_id: ThreadId,
+        reservation: Reservation,
+        agent: RunAgent,
+        model: ResolvedModel,
+        source: RunSource,
+        begin: RunBegin,
+    ) -> Result<Started, ApiError> {
+        let committed = match begin {
             RunBegin::Decisions(response) => {
                 // The decisions are recorded against the run that paused; the agent keeps
                 // its budget across them (it resets only with a new user message).
@@ -176,12 +226,11 @@ impl RunService {
                     .next()
                     .map(|r| r.id)
                     .unwrap_or_default();
-                let committed = agent
+                agent
                     .accept_decisions(&thread_id, &paused_run, response)
-                    .await?;
-                (Begin::Checkpoint, committed)
+                    .await?
             }
-            RunBegin::Continue => (Begin::Checkpoint, Vec::new()),
+            RunBegin::Continue | RunBegin::Message { .. } => Vec::new(),
         };
         let run = self
             .store
@@ -190,13 +239,9 @@ impl RunService {
             .map_err(store_err)?;
         let handle = reservation.bind(run.id.clone());
         handle.announce_after_start(committed);
-        if drive_begin == Begin::Checkpoint {
-            // The decision (or the Resume offer) is answered.
-            self.clear_awaiting_action(&thread_id).await?;
-        } else {
-            self.threads.threads_changed(Some(&thread_id));
-        }
-        self.spawn_run(handle, agent, &thread_id, model, drive_begin);
+        // The decision (or the Resume offer) is answered.
+        self.clear_awaiting_action(&thread_id).await?;
+        self.spawn_run(handle, agent, &thread_id, model);
         Ok(Started::Run {
             thread_id,
             run_id: run.id,
@@ -226,32 +271,53 @@ impl RunService {
             .resolve_model(next.model.as_deref(), thread.model.as_deref())
             .await?;
         let agent = self.agent.for_run().await;
-        let run = match store
-            .create_run_from_queue(thread_id, &next.id, RunSource::User)
+        let opened = agent.open_turn(thread_id, &next.text).await?;
+        let started = match store
+            .start_turn(store::TurnStart {
+                thread: store::TurnThread::Existing(thread_id.to_owned()),
+                source: RunSource::User,
+                step: opened.step,
+                expected_head: opened.head,
+                queued_id: Some(next.id.clone()),
+            })
             .await
         {
-            Ok(run) => run,
+            Ok(started) => started,
             // Removed meanwhile: nothing to send.
             Err(store::Error::NotFound { .. }) => return Ok(None),
             Err(error) => return Err(store_err(error)),
         };
-        self.launch(reservation, agent, thread_id, &run.id, model, next.text);
+        let Started::Run { run_id, .. } = self.launch(reservation, agent, started, model) else {
+            return Ok(None);
+        };
         self.queue_changed(thread_id).await;
-        self.threads.threads_changed(Some(thread_id));
-        Ok(Some((next.id, run.id)))
+        Ok(Some((next.id, run_id)))
     }
 
+    /// Binds the reservation to the run that was just written, announces its
+    /// opening messages once it has started, and drives it.
     fn launch(
         self: &Arc<Self>,
         reservation: Reservation,
         agent: RunAgent,
-        thread_id: &str,
-        run_id: &RunId,
+        started: store::TurnStarted,
         model: ResolvedModel,
-        text: String,
-    ) {
-        let handle = reservation.bind(run_id.clone());
-        self.spawn_run(handle, agent, thread_id, model, Begin::Message(text));
+    ) -> Started {
+        let handle = reservation.bind(started.run.id.clone());
+        handle.announce_after_start(
+            started
+                .step
+                .messages
+                .iter()
+                .map(store::transcript::view)
+                .collect(),
+        );
+        self.threads.threads_changed(Some(&started.thread_id));
+        self.spawn_run(handle, agent, &started.thread_id, model);
+        Started::Run {
+            thread_id: started.thread_id,
+            run_id: started.run.id,
+        }
     }
 
     fn spawn_run(
@@ -260,12 +326,11 @@ impl RunService {
         agent: RunAgent,
         thread_id: &str,
         model: ResolvedModel,
-        begin: Begin,
     ) {
         let runs = Arc::clone(self);
         let thread_id = thread_id.to_owned();
         self.tasks.spawn(async move {
-            runs.drive(handle, agent, thread_id, model, begin).await;
+            runs.drive(handle, agent, thread_id, model).await;
         });
     }
 
@@ -275,19 +340,11 @@ impl RunService {
         agent: RunAgent,
         thread_id: ThreadId,
         model: ResolvedModel,
-        begin: Begin,
     ) {
         let run_id = handle.run_id().clone();
         let sink: Arc<dyn pizza_agent::EventSink> = handle.clone();
         let outcome = agent
-            .drive(
-                &thread_id,
-                &run_id,
-                &model,
-                begin,
-                sink,
-                handle.cancel_token(),
-            )
+            .drive(&thread_id, &run_id, &model, sink, handle.cancel_token())
             .await;
         if let Err(error) = self.store.finish_run(&run_id, outcome.to_store()).await {
             tracing::warn!(%error, run_id, "could not record the end of a run");
@@ -302,4 +359,47 @@ impl RunService {
             self.start_next_queued(&thread_id).await;
         }
     }
+}
+
+/// The thread a run goes to, once read (or to be made with the run).
+enum ThreadFor {
+    Existing(store::Thread),
+    New(store::NewThread),
+}
+
+impl ThreadFor {
+    fn model(&self) -> Option<&str> {
+        match self {
+            Self::Existing(thread) => thread.model.as_deref(),
+            Self::New(_) => None,
+        }
+    }
+}
+
+/// `begin` as a run may take it: a message says something (trimmed), at
+/// most [`MESSAGE_TEXT_MAX_BYTES`], and carries no attachments yet.
+fn checked(begin: RunBegin) -> Result<RunBegin, ApiError> {
+    let RunBegin::Message { text, attachments } = begin else {
+        return Ok(begin);
+    };
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(ApiError::invalid_input("A message needs some text."));
+    }
+    if text.len() > MESSAGE_TEXT_MAX_BYTES {
+        return Err(ApiError::invalid_input(format!(
+            "The message is {} KiB; the limit is {} KiB. Attach long text as a file instead.",
+            text.len().div_ceil(1024),
+            MESSAGE_TEXT_MAX_BYTES / 1024
+        )));
+    }
+    if !attachments.is_empty() {
+        return Err(ApiError::invalid_input(
+            "Attachments cannot be sent yet; send the message without them.",
+        ));
+    }
+    Ok(RunBegin::Message {
+        text: text.to_owned(),
+        attachments,
+    })
 }

@@ -33,7 +33,7 @@ fn queue(thread_id: &str, text: &str) -> QueueAddParams {
 }
 
 /// The next `activity` notice of a run other than `not`: (run id, status).
-async fn activity_other_than(
+pub(super) async fn activity_other_than(
     events: &mut broadcast::Receiver<AppEvent>,
     not: &str,
 ) -> (String, RunStatus) {
@@ -456,6 +456,8 @@ async fn a_resume_offer_lives_on_the_run_row_holds_the_queue_and_a_new_run_ends_
         .run_start(start(Some(&superseded), "never mind"))
         .await
         .unwrap();
-    assert!(!detail(&host, &superseded).await.resumable);
+    let shown = detail(&host, &superseded).await;
+    assert!(!shown.resumable);
+    assert!(!shown.thread.awaiting_action, "nothing left to act on");
     activity(&mut events, &fresh.run_id).await;
 }

@@ -1,7 +1,8 @@
-use pizza_store::{Error, QUEUE_MAX_PER_THREAD, RunSource, RunStatus};
+use pizza_store::{Error, QUEUE_MAX_PER_THREAD, RunStatus};
 use pretty_assertions::assert_eq;
 
 use super::support::{T0, new_thread, open};
+use super::turns::queued_turn;
 
 #[tokio::test]
 async fn the_queue_keeps_order_survives_reopen_and_is_taken_with_its_run() {
@@ -30,21 +31,17 @@ async fn the_queue_keeps_order_survives_reopen_and_is_taken_with_its_run() {
         vec![th.id.clone()]
     );
 
-    let run = store
-        .create_run_from_queue(&th.id, &first.id, RunSource::User)
-        .await
-        .unwrap();
-    assert_eq!(run.status, RunStatus::Running);
+    let started = store.start_turn(queued_turn(&th.id, &first)).await.unwrap();
+    assert_eq!(started.run.status, RunStatus::Running);
     assert_eq!(
         store.queued_messages(&th.id).await.unwrap(),
         vec![second.clone()]
     );
 
     // Busy: the message stays queued.
-    let busy = store
-        .create_run_from_queue(&th.id, &second.id, RunSource::User)
-        .await
-        .unwrap_err();
+    let mut second_turn = queued_turn(&th.id, &second);
+    second_turn.expected_head = Some(started.step.checkpoint.id.clone());
+    let busy = store.start_turn(second_turn).await.unwrap_err();
     assert!(matches!(busy, Error::Conflict(_)), "{busy:?}");
     assert_eq!(
         store.queued_messages(&th.id).await.unwrap(),
@@ -65,6 +62,11 @@ async fn bad_queue_input_is_refused_and_the_queue_is_bounded() {
     let th = new_thread(&t.store).await;
     assert!(matches!(
         t.store.queue_message(&th.id, "  ", None).await,
+        Err(Error::InvalidInput(_))
+    ));
+    let too_long = "x".repeat(pizza_protocol::MESSAGE_TEXT_MAX_BYTES + 1);
+    assert!(matches!(
+        t.store.queue_message(&th.id, &too_long, None).await,
         Err(Error::InvalidInput(_))
     ));
     assert!(matches!(

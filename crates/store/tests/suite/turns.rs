@@ -1,0 +1,123 @@
+use pizza_store::{
+    Error, NewMessage, NewThread, QueuedMessage, Role, RunSource, RunStatus, StepCommit,
+    ThreadSource, TurnStart, TurnThread,
+};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::support::{content, new_thread, open, row_counts, user};
+
+fn step(text: &str) -> StepCommit {
+    StepCommit {
+        messages: vec![user(text)],
+        files: Vec::new(),
+        interrupt: None,
+        metadata: json!({}),
+    }
+}
+
+fn turn(thread: TurnThread, text: &str) -> TurnStart {
+    TurnStart {
+        thread,
+        source: RunSource::User,
+        step: step(text),
+        expected_head: None,
+        queued_id: None,
+    }
+}
+
+/// The turn that sends `queued` on a thread with no checkpoint yet.
+pub(crate) fn queued_turn(thread_id: &str, queued: &QueuedMessage) -> TurnStart {
+    TurnStart {
+        queued_id: Some(queued.id.clone()),
+        ..turn(TurnThread::Existing(thread_id.to_owned()), &queued.text)
+    }
+}
+
+#[tokio::test]
+async fn a_turn_writes_its_thread_run_and_message_together() {
+    let t = open().await;
+    let started = t
+        .store
+        .start_turn(turn(
+            TurnThread::New(NewThread {
+                source: Some(ThreadSource::User),
+                ..NewThread::default()
+            }),
+            "hello",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(started.run.status, RunStatus::Running);
+    assert_eq!(started.run.thread_id, started.thread_id);
+    let state = t.store.state(&started.thread_id, None).await.unwrap();
+    assert_eq!(state.messages.len(), 1);
+    assert_eq!(state.messages[0].text, "hello");
+    assert_eq!(
+        state.checkpoint.map(|c| c.id),
+        Some(started.step.checkpoint.id)
+    );
+}
+
+#[tokio::test]
+async fn a_refused_turn_writes_nothing() {
+    let t = open().await;
+    let th = new_thread(&t.store).await;
+    let pending = t
+        .store
+        .commit_step(
+            &th.id,
+            StepCommit {
+                interrupt: Some(json!({ "interrupt_id": "i1" })),
+                ..step("asks")
+            },
+        )
+        .await
+        .unwrap();
+    let before = row_counts(t.dir.path()).await;
+
+    // Waiting for a decision: no turn begins, even from the right head.
+    let mut waiting = turn(TurnThread::Existing(th.id.clone()), "next");
+    waiting.expected_head = Some(pending.checkpoint.id.clone());
+    let refused = t.store.start_turn(waiting).await.unwrap_err();
+    assert!(matches!(refused, Error::Conflict(_)), "{refused:?}");
+
+    // Prepared from an older head.
+    let other = new_thread(&t.store).await;
+    t.store.commit_step(&other.id, step("first")).await.unwrap();
+    let before_other = row_counts(t.dir.path()).await;
+    let stale = t
+        .store
+        .start_turn(turn(TurnThread::Existing(other.id.clone()), "second"))
+        .await
+        .unwrap_err();
+    assert!(matches!(stale, Error::Conflict(_)), "{stale:?}");
+
+    // A new thread whose step is invalid (a tool result answering no call)
+    // is not made either: the thread and run rows roll back with it.
+    let mut invalid = turn(TurnThread::New(NewThread::default()), "x");
+    invalid.step.messages = vec![NewMessage::new(Role::Tool, content("x"), "x")];
+    let refused = t.store.start_turn(invalid).await.unwrap_err();
+    assert!(matches!(refused, Error::InvalidInput(_)), "{refused:?}");
+
+    assert_eq!(row_counts(t.dir.path()).await, before_other);
+    assert_ne!(before, before_other);
+}
+
+#[tokio::test]
+async fn a_turn_ends_an_older_resume_offer() {
+    let t = open().await;
+    let th = new_thread(&t.store).await;
+    let first = t
+        .store
+        .start_turn(turn(TurnThread::Existing(th.id.clone()), "one"))
+        .await
+        .unwrap();
+    t.store.interrupt_live_runs().await.unwrap();
+    assert!(t.store.thread_resumable(&th.id).await.unwrap());
+
+    let mut next = turn(TurnThread::Existing(th.id.clone()), "two");
+    next.expected_head = Some(first.step.checkpoint.id);
+    t.store.start_turn(next).await.unwrap();
+    assert!(!t.store.thread_resumable(&th.id).await.unwrap());
+}
