@@ -12,6 +12,7 @@ const KEY: &str = "sk-e2e-chat-51c0";
 const ENTER: &str = "\u{E007}";
 const QUESTION: &str = "How long should dough rest?";
 const ANSWER: &str = "Let the dough rest for two hours.";
+const QUEUED: &str = "Then add a summary";
 
 /// Settings › Providers: the OpenAI-compatible provider against `base_url`,
 /// and its `gpt-4o` as the default model.
@@ -146,6 +147,25 @@ async fn an_approval_card_edits_write_file_and_a_401_asks_for_the_key() -> Resul
             card.contains("Write file") && card.contains("/report.md"),
             "the approval card shows {card:?}"
         );
+        // A message while the card waits is queued behind the decision: no
+        // run of its own, and the thread stays in Action.
+        ask(app, QUEUED).await?;
+        app.wait_for_value(
+            "const n = document.querySelector('[data-testid=queue-note]'); return n && n.textContent",
+            &json!("Sends after your decision"),
+        )
+        .await?;
+        app.wait_for_value(
+            "const c = document.querySelector('[data-testid=queued-message] .chip__text'); return c && c.textContent",
+            &json!(QUEUED),
+        )
+        .await?;
+        app.wait_for_value(
+            "const c = document.querySelector('[data-testid=count-action]'); return c && c.textContent",
+            &json!("1"),
+        )
+        .await?;
+        app.find("[data-testid=approval-card]").await?;
         // Edit in the fields view: change the content, revert, change again.
         app.click("[data-testid=approval-card] [data-testid=edit]")
             .await?;
@@ -162,8 +182,18 @@ async fn an_approval_card_edits_write_file_and_a_401_asks_for_the_key() -> Resul
         content.clear().await?;
         content.send_keys("Edited by hand.").await?;
         app.click("[data-testid=edit-save]").await?;
-        app.wait_for_value(&feed_has(&["The report is written."]), &json!(true))
-            .await?;
+        // The decided run answers, then the queued message runs and answers.
+        app.wait_for_value(
+            &format!(
+                "const feed = [...document.querySelectorAll('[data-testid=message]')].map(m => m.textContent);
+                 return feed.some(t => t.includes({queued}))
+                     && feed.filter(t => t.includes('The report is written.')).length >= 2
+                     && document.querySelectorAll('[data-testid=queued-message]').length === 0;",
+                queued = json!(QUEUED)
+            ),
+            &json!(true),
+        )
+        .await?;
         app.find("[data-testid=composer-send]").await?;
         // Let the automatic title request go first; the next request is the run's.
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;

@@ -118,6 +118,9 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
         <div class="composer" data-testid="composer">
             <Show when=move || !run.queued().is_empty()>
                 <ul class="composer__queue" aria-label="Queued messages">
+                    <li class="composer__queue-note" data-testid="queue-note">{move || {
+                        if run.awaiting_decision() { "Sends after your decision" } else { "Sends when this run ends" }
+                    }}</li>
                     <For each=move || run.queued() key=|m| m.id.clone() let:message>
                         <li class="chip" data-testid="queued-message">
                             <span class="chip__text">{message.text}</span>
@@ -129,7 +132,10 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
             </Show>
             <div class="composer__box">
                 <textarea class="composer__input" node_ref=textarea data-testid="composer-input"
-                    aria-label="Message" placeholder=move || if run.running() { "Queue a message…" } else { "Ask anything…" }
+                    aria-label="Message" placeholder=move || {
+                        if run.awaiting_decision() { "Queue a message for after your decision…" }
+                        else if run.running() { "Queue a message…" } else { "Ask anything…" }
+                    }
                     rows=rows
                     prop:value=move || run.draft.get()
                     on:input=move |ev| { recall.set_value(None); run.draft.set(event_target_value(&ev)) }

@@ -7,9 +7,9 @@ use super::streamed::StreamedText;
 use crate::ipc::{EventStream, invoke};
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApiError, AppEvent, Interrupt, MessageView, QueueAddParams, QueueRemoveParams, QueuedMessage,
-    Role, RunCancelParams, RunEvent, RunEventFrame, RunId, RunStartParams, RunStatus, ThreadId,
-    ThreadIdParams, ThreadSubscribeParams, ThreadViewingParams, cmd,
+    ApiError, AppEvent, ErrorReason, Interrupt, MessageView, QueueAddParams, QueueRemoveParams,
+    QueuedMessage, Role, RunCancelParams, RunEvent, RunEventFrame, RunId, RunStartParams,
+    RunStatus, ThreadId, ThreadIdParams, ThreadSubscribeParams, ThreadViewingParams, cmd,
 };
 use std::cell::Cell;
 use std::rc::Rc;
@@ -109,6 +109,12 @@ impl RunState {
 
     pub(crate) fn running(self) -> bool {
         self.live_run.with(Option::is_some)
+    }
+
+    /// A tool call waits for the person: a message now is queued behind the
+    /// decision, never a run of its own.
+    pub(crate) fn awaiting_decision(self) -> bool {
+        self.interrupt.with(Option::is_some)
     }
 
     /// The messages the host holds for this thread's next runs, oldest first.
@@ -306,7 +312,7 @@ impl RunState {
 
     /// Starts a run with `text`, or has the host queue it behind the live one.
     pub(crate) fn send(self, text: String) {
-        if self.running() {
+        if self.running() || self.awaiting_decision() {
             self.enqueue(text);
             return;
         }
@@ -319,6 +325,10 @@ impl RunState {
         leptos::task::spawn_local(async move {
             match invoke::<cmd::RunStart>(&params).await {
                 Ok(started) => self.started(started.run_id),
+                // A decision was asked for meanwhile: the message waits for it.
+                Err(error) if error.reason == Some(ErrorReason::AwaitingDecision) => {
+                    self.enqueue(params.text);
+                }
                 Err(error) => self.error.set(Some(error)),
             }
         });
