@@ -211,7 +211,7 @@ impl Agent {
                 continue;
             }
             match decision {
-                Decision::Approve => {
+                Decision::Approve { .. } => {
                     meta.approved.insert(
                         request.call_id.clone(),
                         Approved {

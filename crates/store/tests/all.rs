@@ -15,4 +15,5 @@ mod suite {
     mod settings;
     mod support;
     mod threads;
+    mod tool_allowances;
 }

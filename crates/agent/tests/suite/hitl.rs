@@ -77,7 +77,7 @@ async fn approve_runs_the_call_once_and_a_second_decision_conflicts() {
     let h = Harness::new().await;
     let (agent, outcome) = paused(&h).await;
     h.model.push_turn(FakeTurn::text("Plan written."));
-    let response = decide(&outcome, &[("w1", Decision::Approve)]);
+    let response = decide(&outcome, &[("w1", Decision::APPROVE)]);
     let done = respond(&h, &agent, response.clone()).await.unwrap();
     assert_eq!(done.status, RunStatus::Succeeded);
     assert_eq!(h.file("/plan.md").await.as_deref(), Some("the plan"));
@@ -228,7 +228,7 @@ async fn gated_calls_of_one_step_form_one_batch() {
     assert_eq!(result_of(&transcript[2].1).0, "l");
 
     // A partial answer is refused; the batch needs every decision.
-    let partial = decide(&outcome, &[("w", Decision::Approve)]);
+    let partial = decide(&outcome, &[("w", Decision::APPROVE)]);
     assert!(matches!(
         respond(&h, &agent, partial).await.unwrap_err(),
         Error::InvalidInput(_)
@@ -238,7 +238,7 @@ async fn gated_calls_of_one_step_form_one_batch() {
     let both = decide(
         &outcome,
         &[
-            ("w", Decision::Approve),
+            ("w", Decision::APPROVE),
             ("e", Decision::Reject { message: None }),
         ],
     );
@@ -279,7 +279,7 @@ async fn an_interrupt_survives_a_restart() {
     assert_eq!(refused.error.unwrap().code.as_str(), "CONFLICT");
 
     h.model.push_turn(FakeTurn::text("Done after restart."));
-    let done = respond(&h, &agent, decide(&outcome, &[("w1", Decision::Approve)]))
+    let done = respond(&h, &agent, decide(&outcome, &[("w1", Decision::APPROVE)]))
         .await
         .unwrap();
     assert_eq!(done.status, RunStatus::Succeeded);
@@ -315,7 +315,7 @@ async fn two_concurrent_decisions_resume_the_run_exactly_once() {
     let h = Harness::new().await;
     let (agent, outcome) = paused(&h).await;
     h.model.push_turn(FakeTurn::text("once"));
-    let response = decide(&outcome, &[("w1", Decision::Approve)]);
+    let response = decide(&outcome, &[("w1", Decision::APPROVE)]);
     let (first, second) = tokio::join!(
         respond(&h, &agent, response.clone()),
         respond(&h, &agent, response)
@@ -349,7 +349,7 @@ async fn a_run_continued_after_a_decision_keeps_its_budget() {
     let done = agent
         .respond(
             input,
-            decide(&outcome, &[("w1", Decision::Approve)]),
+            decide(&outcome, &[("w1", Decision::APPROVE)]),
             Arc::new(NullSink),
             CancellationToken::new(),
         )

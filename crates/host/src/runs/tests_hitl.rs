@@ -41,7 +41,7 @@ async fn an_approval_pauses_the_run_and_respond_continues_it_once() {
     let respond = || RunRespondParams {
         thread_id: thread.clone(),
         interrupt_id: interrupt.interrupt_id.clone(),
-        decisions: [("c1".to_owned(), Decision::Approve)].into(),
+        decisions: [("c1".to_owned(), Decision::APPROVE)].into(),
     };
     let resumed = host.run_respond(respond()).await.unwrap();
     assert_ne!(resumed.run_id, started.run_id);

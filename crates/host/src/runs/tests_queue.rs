@@ -198,7 +198,7 @@ async fn the_queue_waits_for_a_decision_and_survives_reopening_the_host() {
         .run_respond(RunRespondParams {
             thread_id: thread.clone(),
             interrupt_id: interrupt.interrupt_id,
-            decisions: [("c1".to_owned(), Decision::Approve)].into(),
+            decisions: [("c1".to_owned(), Decision::APPROVE)].into(),
         })
         .await
         .unwrap();

@@ -59,7 +59,7 @@ pub(crate) fn ApprovalCard(run: RunState, interrupt: Interrupt) -> impl IntoView
         view! {
             <button class="button button--primary" data-testid="approve-all" on:click=move |_| {
                 for id in &all_ids {
-                    decisions.update(|d| { d.entry(id.clone()).or_insert(Decision::Approve); });
+                    decisions.update(|d| { d.entry(id.clone()).or_insert(Decision::APPROVE); });
                 }
                 submit();
             }>{format!("Approve all {total}")}</button>
@@ -117,7 +117,7 @@ fn RequestView(
                 <button class="button" class:button--primary=kind == DecisionKind::Approve data-testid=testid
                     disabled=move || sending.get()
                     on:click=move |_| match kind {
-                        DecisionKind::Approve => decide(call_id.clone(), Decision::Approve),
+                        DecisionKind::Approve => decide(call_id.clone(), Decision::APPROVE),
                         DecisionKind::Reject => decide(call_id.clone(), Decision::Reject { message: None }),
                         DecisionKind::Edit => mode.set(Mode::Edit),
                         DecisionKind::Respond => mode.set(Mode::Respond),
