@@ -1,13 +1,18 @@
 //! The approval card, inline in the feed: each gated call of an interrupt
-//! with its humanized name and typed arguments, and Approve / Edit / Reject /
-//! Respond. The decisions go to `run_respond` once every call has one.
+//! with its humanized name, what it will change (a diff or a new file's
+//! content) or else its typed arguments, and Approve (also for this thread,
+//! or always) / Edit / Reject / Respond. The decisions go to `run_respond`
+//! once every call has one.
 
 use super::approval_edit::EditArguments;
+use super::approval_preview::PreviewView;
 use super::message::humanize;
 use super::stream::RunState;
 use crate::ipc::invoke;
 use leptos::prelude::*;
-use pizza_protocol::{ApprovalRequest, Decision, DecisionKind, Interrupt, RunRespondParams, cmd};
+use pizza_protocol::{
+    ApprovalRequest, Decision, DecisionKind, Interrupt, RememberScope, RunRespondParams, cmd,
+};
 use std::collections::BTreeMap;
 
 const PREVIEW_LINES: usize = 8;
@@ -104,8 +109,8 @@ fn RequestView(
     let mode = RwSignal::new(Mode::Buttons);
     let original = request.arguments.clone();
     let reply = RwSignal::new(String::new());
-    let allowed = request.allowed.clone();
-    let can = move |kind| allowed.contains(&kind);
+    let allowed = StoredValue::new(request.allowed.clone());
+    let can = move |kind| allowed.with_value(|a| a.contains(&kind));
     let call_id = request.call_id.clone();
     let button = {
         let decide = decide.clone();
@@ -125,9 +130,28 @@ fn RequestView(
             })
         }
     };
+    let remember = {
+        let decide = decide.clone();
+        let call_id = call_id.clone();
+        move |scope: RememberScope,
+              label: &'static str,
+              testid: &'static str,
+              title: &'static str| {
+            let decide = decide.clone();
+            let call_id = call_id.clone();
+            can(DecisionKind::Approve).then(|| view! {
+                <button class="button" data-testid=testid title=title disabled=move || sending.get()
+                    on:click=move |_| decide(call_id.clone(), Decision::Approve { remember: Some(scope) })>{label}</button>
+            })
+        }
+    };
     let buttons = view! {
         <div class="approval__buttons">
             {button(DecisionKind::Approve, "Approve", "approve")}
+            {remember(RememberScope::Thread, "Allow for this thread", "approve-thread",
+                "Approve, and let this tool run without asking in this thread.")}
+            {remember(RememberScope::Always, "Always allow", "approve-always",
+                "Approve, and let this tool run without asking everywhere (Settings › Approvals).")}
             {button(DecisionKind::Edit, "Edit", "edit")}
             {button(DecisionKind::Reject, "Reject", "reject")}
             {button(DecisionKind::Respond, "Respond", "respond")}
@@ -148,7 +172,22 @@ fn RequestView(
         <div class="approval__request" data-testid="approval-request">
             <h3 class="approval__title">{format!("{}?", humanize(&request.tool))}</h3>
             <p class="muted">{request.description.clone()}</p>
-            <ArgumentsView arguments=request.arguments.clone() />
+            {request.changed_since_request.then(|| view! {
+                <p class="banner banner--warning" role="status" data-testid="approval-changed">
+                    "The file changed since this was asked, so nothing was written. "
+                    "This is the change as it would be now."
+                </p>
+            })}
+            {match request.preview.clone() {
+                Some(preview) => view! {
+                    <PreviewView preview />
+                    <details class="approval__more">
+                        <summary>"Arguments"</summary>
+                        <ArgumentsView arguments=request.arguments.clone() />
+                    </details>
+                }.into_any(),
+                None => view! { <ArgumentsView arguments=request.arguments.clone() /> }.into_any(),
+            }}
             {move || match decided.get() {
                 Some(kind) => view! { <p class="approval__decided" data-testid="approval-decided">{decided_label(kind)}</p> }.into_any(),
                 None => match mode.get() {
