@@ -84,7 +84,7 @@ pub(crate) fn ApprovalCard(run: RunState, interrupt: Interrupt) -> impl IntoView
         <section class="approval" role="group" aria-label="Approval needed" data-testid="approval-card" node_ref=card>
             {interrupt.requests.into_iter().map(|request| {
                 let call_id = request.call_id.clone();
-                let decided = move || decisions.with(|d| d.get(&call_id).map(Decision::kind));
+                let decided = move || decisions.with(|d| d.get(&call_id).map(decided_label));
                 view! { <RequestView request decided=Signal::derive(decided) decide sending /> }
             }).collect_view()}
             {approve_all}
@@ -102,7 +102,7 @@ enum Mode {
 #[component]
 fn RequestView(
     request: ApprovalRequest,
-    decided: Signal<Option<DecisionKind>>,
+    decided: Signal<Option<&'static str>>,
     decide: impl Fn(String, Decision) + Clone + Send + Sync + 'static,
     sending: RwSignal<bool>,
 ) -> impl IntoView {
@@ -189,7 +189,7 @@ fn RequestView(
                 None => view! { <ArgumentsView arguments=request.arguments.clone() /> }.into_any(),
             }}
             {move || match decided.get() {
-                Some(kind) => view! { <p class="approval__decided" data-testid="approval-decided">{decided_label(kind)}</p> }.into_any(),
+                Some(label) => view! { <p class="approval__decided" data-testid="approval-decided">{label}</p> }.into_any(),
                 None => match mode.get() {
                     Mode::Buttons => buttons.clone().into_any(),
                     Mode::Edit => view! {
@@ -212,12 +212,18 @@ fn RequestView(
     }
 }
 
-fn decided_label(kind: DecisionKind) -> &'static str {
-    match kind {
-        DecisionKind::Approve => "✓ Approved",
-        DecisionKind::Edit => "✓ Approved with edits",
-        DecisionKind::Reject => "✗ Rejected",
-        DecisionKind::Respond => "↩ Answered instead",
+fn decided_label(decision: &Decision) -> &'static str {
+    match decision {
+        Decision::Approve { remember: None } => "✓ Approved",
+        Decision::Approve {
+            remember: Some(RememberScope::Thread),
+        } => "✓ Approved, and allowed for this thread",
+        Decision::Approve {
+            remember: Some(RememberScope::Always),
+        } => "✓ Approved, and always allowed",
+        Decision::Edit { .. } => "✓ Approved with edits",
+        Decision::Reject { .. } => "✗ Rejected",
+        Decision::Respond { .. } => "↩ Answered instead",
     }
 }
 
