@@ -2,6 +2,7 @@
 //! forwards to the host; behaviour lives in `pizza-host`.
 
 mod app;
+mod approvals;
 mod desktop;
 mod folders;
 mod grants;
@@ -17,6 +18,7 @@ use crate::ipc::CommandRegistry;
 pub(crate) fn register_all(registry: &mut CommandRegistry) {
     app::register(registry);
     settings::register(registry);
+    approvals::register(registry);
     threads::register(registry);
     folders::register(registry);
     grants::register(registry);

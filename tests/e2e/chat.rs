@@ -52,6 +52,28 @@ pub(crate) async fn choose_default_model(app: &App, model: &str) -> Result<()> {
     Ok(())
 }
 
+/// Settings › Approvals: sets `tool`'s policy (`""` for its default) as a
+/// user's choice reaches the select, and waits for the save.
+pub(crate) async fn set_approval_policy(app: &App, tool: &str, policy: &str) -> Result<()> {
+    app.click("[data-testid=rail-settings]").await?;
+    app.click("[data-testid=settings-approvals]").await?;
+    app.find(&format!("[data-testid=approval-policy-{tool}]"))
+        .await?;
+    app.eval(&format!(
+        "const s = document.querySelector('[data-testid=approval-policy-{tool}]');
+         s.value = {policy};
+         s.dispatchEvent(new Event('change', {{bubbles: true}}));
+         return null;",
+        policy = json!(policy)
+    ))
+    .await?;
+    app.find(&format!(
+        "[data-testid=approval-row-{tool}][data-policy='{policy}']"
+    ))
+    .await?;
+    Ok(())
+}
+
 /// A Secret Service on the bus and a mock OpenAI-compatible server that
 /// lists `gpt-4o`; each test scripts its own completions.
 pub(crate) async fn openai_mock() -> Result<MockProvider> {
@@ -139,6 +161,8 @@ async fn an_approval_card_edits_write_file_and_a_401_asks_for_the_key() -> Resul
     let app = App::start(&sandbox, "chat-approval").await?;
     app.run(async |app| {
         configure_provider(app, &base_url).await?;
+        // Writes to the thread's own files do not ask unless the policy says so.
+        set_approval_policy(app, "write_file", "ask").await?;
         app.click("[data-testid=rail-inbox]").await?;
         app.click("[data-testid=new-thread]").await?;
         ask(app, "Write a short report").await?;

@@ -1,6 +1,7 @@
 //! Settings › Files and a run that uses a granted folder: read it, be
-//! refused a write while it is read-only, allow changes, then an approved
-//! write lands on disk.
+//! refused a write while it is read-only, allow changes, then a write
+//! approved with "Always allow" lands on disk, the next run's write there
+//! does not ask, and an edit's approval card shows its diff.
 
 use crate::chat::{ask, configure_provider, openai_mock};
 use crate::harness::{App, Sandbox};
@@ -125,12 +126,80 @@ async fn a_granted_folder_is_read_refused_a_write_then_written_once_allowed() ->
         app.click("[data-testid=rail-inbox]").await?;
         app.click("[data-testid=thread-row] .thread__main").await?;
         ask(app, "Write the plan").await?;
-        approve(app, "/local/notes/plan.md").await?;
+        // A new file: the card shows its content.
+        app.find("[data-testid=approval-card] [data-testid=approval-preview][data-kind=new_file]")
+            .await?;
+        let card = app.text("[data-testid=approval-card]").await?;
+        anyhow::ensure!(
+            card.contains("New file") && card.contains("# Plan"),
+            "the approval card shows {card:?}"
+        );
+        app.click("[data-testid=approval-card] [data-testid=approve-always]")
+            .await?;
         let plan = folder.join("plan.md");
         until("plan.md on disk", || {
             std::fs::read_to_string(&plan).is_ok_and(|c| c == "# Plan\nPizza.\n")
         })
         .await?;
+        app.find("[data-testid=composer-send]").await?;
+        until("the second run's requests", || mock.requests().len() >= 6).await?;
+
+        // The next run: its write is always allowed, its edit asks with a diff.
+        let list = json!({"file_path": "/local/notes/list.md", "content": "flour\n"});
+        let edit = json!({
+            "file_path": "/local/notes/plan.md",
+            "old_string": "Pizza.",
+            "new_string": "Pizza with basil."
+        });
+        mock.push_for(
+            COMPLETIONS,
+            sse::openai_chat_tool_call("call_w3", "write_file", &list),
+        );
+        mock.push_for(
+            COMPLETIONS,
+            sse::openai_chat_tool_call("call_e1", "edit_file", &edit),
+        );
+        ask(app, "Make a list, then improve the plan").await?;
+        app.find("[data-testid=approval-card] [data-testid=approval-preview][data-kind=diff]")
+            .await?;
+        anyhow::ensure!(
+            std::fs::read_to_string(folder.join("list.md"))? == "flour\n",
+            "the always-allowed write ran before the edit asked"
+        );
+        let lines = app
+            .eval(
+                "return [...document.querySelectorAll('[data-testid=approval-card] .diff__line')]
+                     .map(l => l.dataset.line + ':' + l.textContent.trimEnd());",
+            )
+            .await?;
+        anyhow::ensure!(
+            lines
+                == json!([
+                    "hunk:@@ -1,2 +1,2 @@",
+                    "same: # Plan",
+                    "del:-Pizza.",
+                    "add:+Pizza with basil."
+                ]),
+            "the diff shows {lines}"
+        );
+        let requests = app
+            .eval("return document.querySelectorAll('[data-testid=approval-request]').length;")
+            .await?;
+        anyhow::ensure!(requests == json!(1), "only the edit asks: {requests}");
+        approve(app, "/local/notes/plan.md").await?;
+        until("the edit on disk", || {
+            std::fs::read_to_string(&plan).is_ok_and(|c| c == "# Plan\nPizza with basil.\n")
+        })
+        .await?;
+
+        // Settings › Approvals shows what "Always allow" recorded.
+        app.find("[data-testid=composer-send]").await?;
+        app.click("[data-testid=rail-settings]").await?;
+        app.click("[data-testid=settings-approvals]").await?;
+        app.find("[data-testid=approval-row-write_file][data-policy=allow]")
+            .await?;
+        app.find("[data-testid=approval-row-edit_file][data-policy='']")
+            .await?;
         Ok(())
     })
     .await

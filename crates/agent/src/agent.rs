@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use pizza_llm::{CancellationToken, ModelClient, Usage};
 use pizza_protocol::{
-    ApiError, Decision, Interrupt, InterruptResponse, MessageView, RunEvent, RunStatus,
+    ApiError, Decision, Interrupt, InterruptResponse, MessageView, RememberScope, RunEvent,
+    RunStatus,
 };
 use pizza_store::{StepCommit, Store};
 use pizza_tools::ToolRegistry;
@@ -32,6 +33,17 @@ pub struct RunInput {
     pub new_user_text: Option<String>,
     /// What this run works with, built by the host when the run starts.
     pub profile: Arc<RunProfile>,
+}
+
+/// What accepted decisions committed, and what they ask the host to remember.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DecisionsAccepted {
+    /// The tool results the decisions themselves committed (reject,
+    /// respond), for the host to announce.
+    pub messages: Vec<MessageView>,
+    /// Tools approved with "allow for this thread" or "always allow", in
+    /// request order: the host records these policies.
+    pub remember: Vec<(String, RememberScope)>,
 }
 
 /// How a run ended. The host records it with [`RunOutcome::to_store`].
@@ -126,15 +138,15 @@ impl Agent {
     /// pending interrupt (including a second decision for one already
     /// answered); `InvalidInput` for a missing, disallowed or invalid
     /// decision, which leaves the interrupt pending. `tools` validates edited
-    /// arguments. Returns the tool results the decisions themselves
-    /// committed (reject, respond), for the host to announce.
+    /// arguments. Returns what the decisions committed and the policies
+    /// the approvals asked to remember.
     pub async fn accept_decisions(
         &self,
         thread_id: &str,
         run_id: &str,
         response: InterruptResponse,
         tools: &ToolRegistry,
-    ) -> Result<Vec<MessageView>> {
+    ) -> Result<DecisionsAccepted> {
         let id = response.interrupt_id.clone();
         if !self.lock_claims().insert(id.clone()) {
             return Err(Error::conflict(format!(
@@ -159,7 +171,7 @@ impl Agent {
         run_id: &str,
         mut response: InterruptResponse,
         tools: &ToolRegistry,
-    ) -> Result<Vec<MessageView>> {
+    ) -> Result<DecisionsAccepted> {
         let state = self.store.state(thread_id, None).await?;
         let pending: Interrupt = match &state.interrupt {
             None => {
@@ -193,6 +205,7 @@ impl Agent {
             .collect();
         let mut meta = StepMeta::load(state.checkpoint.as_ref().map(|c| &c.metadata), run_id);
         let mut messages = Vec::new();
+        let mut remember = Vec::new();
         for request in &pending.requests {
             let decision = response.decisions.remove(&request.call_id).ok_or_else(|| {
                 Error::invalid(format!(
@@ -211,24 +224,38 @@ impl Agent {
                 continue;
             }
             match decision {
-                Decision::Approve => {
+                Decision::Approve { remember: scope } => {
+                    let guard = meta.asked_against.remove(&request.call_id);
                     meta.approved.insert(
                         request.call_id.clone(),
                         Approved {
                             arguments: request.arguments.clone(),
                             edited: false,
+                            guard,
                         },
                     );
+                    if let Some(scope) = scope {
+                        remember.push((request.tool.clone(), scope));
+                    }
                 }
                 Decision::Edit { arguments } => {
                     tools
                         .validate(&request.tool, &arguments)
                         .map_err(|e| Error::invalid(e.to_string()))?;
+                    // The guard holds while the edit still targets the file
+                    // whose state the person saw.
+                    let guard = meta.asked_against.remove(&request.call_id).filter(|asked| {
+                        tools
+                            .get(&request.tool)
+                            .and_then(|tool| tool.change_target(&arguments))
+                            .is_some_and(|path| path == asked.path)
+                    });
                     meta.approved.insert(
                         request.call_id.clone(),
                         Approved {
                             arguments,
                             edited: true,
+                            guard,
                         },
                     );
                 }
@@ -248,6 +275,8 @@ impl Agent {
                 }
             }
         }
+        // Every request has its decision: nothing is asked against any more.
+        meta.asked_against.clear();
         let committed = self
             .store
             .commit_step(
@@ -260,10 +289,13 @@ impl Agent {
                 },
             )
             .await?;
-        Ok(committed
-            .messages
-            .iter()
-            .map(pizza_store::transcript::view)
-            .collect())
+        Ok(DecisionsAccepted {
+            messages: committed
+                .messages
+                .iter()
+                .map(pizza_store::transcript::view)
+                .collect(),
+            remember,
+        })
     }
 }

@@ -10,12 +10,12 @@ mod summarize;
 mod transcript;
 mod turn;
 
-pub use agent::{Agent, RunInput, RunOutcome};
+pub use agent::{Agent, DecisionsAccepted, RunInput, RunOutcome};
 pub use error::{Error, Result};
 pub use profile::{
     BASE_PROMPT, DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS,
     DEFAULT_SUMMARIZE_AT, FixedClock, LocalClock, PERSONA_MAX_CHARS, RunProfile, SystemClock,
-    clock_line,
+    clock_line, refused_by_policy,
 };
 pub use sink::{ChannelSink, EventSink, NullSink};
 pub use turn::{AWAITING_DECISION, OpenedTurn};

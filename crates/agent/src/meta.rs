@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use pizza_tools::FileState;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -26,6 +27,9 @@ pub(crate) struct StepMeta {
     /// Gated calls the user approved (with possibly edited arguments),
     /// by call id, until they have run.
     pub(crate) approved: BTreeMap<String, Approved>,
+    /// The target file's state when each pending gated call asked, by call
+    /// id: the approved call runs only if the file is still so.
+    pub(crate) asked_against: BTreeMap<String, AskedAgainst>,
     /// Set when the tool-call limit refused calls: the turn ends with this
     /// notice once the step's calls are answered.
     pub(crate) end_notice: Option<String>,
@@ -42,6 +46,17 @@ pub(crate) struct Summary {
 pub(crate) struct Approved {
     pub(crate) arguments: Value,
     pub(crate) edited: bool,
+    /// What the person saw when they approved: the call runs only while
+    /// its file is still in this state.
+    #[serde(default)]
+    pub(crate) guard: Option<AskedAgainst>,
+}
+
+/// A gated call's target file as it was when the call asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct AskedAgainst {
+    pub(crate) path: String,
+    pub(crate) state: FileState,
 }
 
 impl StepMeta {
@@ -68,6 +83,7 @@ impl StepMeta {
         self.tool_calls = 0;
         self.counted.clear();
         self.approved.clear();
+        self.asked_against.clear();
         self.end_notice = None;
     }
 

@@ -3,10 +3,11 @@
 //! and the mounts. The host builds one per run from the settings as they are
 //! when the run starts, so a changed setting applies to the next run.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
 use std::sync::Arc;
 
+use pizza_protocol::ApprovalPolicy;
 use pizza_tools::{MEMORY_PROMPT, MountSource, Mounts, ToolRegistry, grants_line};
 use serde_json::Value;
 
@@ -72,6 +73,24 @@ pub fn clock_line(now: &jiff::Zoned) -> String {
     )
 }
 
+/// What the approval policy makes of one tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Gate {
+    Run,
+    /// Wait for the person's decision.
+    Ask,
+    /// Not run; the model is told the person does not allow the tool.
+    Refuse,
+}
+
+/// The result the model gets for a call the person's policy refuses.
+pub fn refused_by_policy(tool: &str) -> String {
+    format!(
+        "Error: not run. The person does not allow {tool} in Settings › Approvals; do not call it \
+         again, and tell them if the task needs it."
+    )
+}
+
 /// One run's (or one subagent invocation's) profile.
 #[derive(Debug, Clone)]
 pub struct RunProfile {
@@ -81,9 +100,9 @@ pub struct RunProfile {
     pub max_model_calls: u32,
     /// Tool calls per run; `-1` means unlimited (the model-call ceiling still bounds a run).
     pub max_tool_calls: i64,
-    /// The names of the tools whose calls wait for the person's decision;
-    /// `None` leaves it to each tool ([`pizza_tools::Tool::asks_by_default`]).
-    pub require_approval: Option<BTreeSet<String>>,
+    /// The person's approval policy per tool name; a tool without one
+    /// follows its own default ([`pizza_tools::Tool::asks_by_default`]).
+    pub approval_policies: BTreeMap<String, ApprovalPolicy>,
     /// Where this run's events go in the stream: empty for the orchestrator.
     pub namespace: Vec<String>,
     /// The last allowed model call is made without tools, so the run ends
@@ -109,7 +128,7 @@ impl Default for RunProfile {
             tools: ToolRegistry::with_builtins(),
             max_model_calls: DEFAULT_MAX_MODEL_CALLS,
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
-            require_approval: None,
+            approval_policies: BTreeMap::new(),
             namespace: Vec::new(),
             last_call_tool_free: false,
             persona: None,
@@ -148,12 +167,22 @@ impl RunProfile {
         prompt
     }
 
-    /// Whether this call waits for the person: the run's policy when it has
-    /// one, else the tool's own default.
-    pub(crate) fn needs_approval(&self, tool: &dyn pizza_tools::Tool, args: &Value) -> bool {
-        match &self.require_approval {
-            Some(names) => names.contains(tool.name()),
-            None => tool.asks_by_default(args),
+    /// What happens to this call: "never" refuses it whatever else holds;
+    /// a tool allowed in this thread runs; else the tool's policy, else the
+    /// tool's own default.
+    pub(crate) fn gate(
+        &self,
+        tool: &dyn pizza_tools::Tool,
+        args: &Value,
+        allowed_in_thread: &BTreeSet<String>,
+    ) -> Gate {
+        match self.approval_policies.get(tool.name()) {
+            Some(ApprovalPolicy::Never) => Gate::Refuse,
+            _ if allowed_in_thread.contains(tool.name()) => Gate::Run,
+            Some(ApprovalPolicy::Allow) => Gate::Run,
+            Some(ApprovalPolicy::Ask) => Gate::Ask,
+            None if tool.asks_by_default(args) => Gate::Ask,
+            None => Gate::Run,
         }
     }
 
@@ -227,6 +256,38 @@ mod tests {
         let last = prompt.lines().last().unwrap_or_default();
         assert_eq!(Some(last.to_owned()), grants_line(&on.grants));
         assert!(last.contains("/local/notes/"), "{last}");
+    }
+
+    #[test]
+    fn never_beats_a_thread_allowance_which_beats_ask() {
+        let tools = ToolRegistry::with_builtins();
+        let write = tools.get("write_file").unwrap();
+        let local = serde_json::json!({"file_path": "/local/n/a.md", "content": ""});
+        let own = serde_json::json!({"file_path": "/a.md", "content": ""});
+        let none = BTreeSet::new();
+        let thread: BTreeSet<String> = ["write_file".to_owned()].into();
+        let with = |policy: Option<ApprovalPolicy>| RunProfile {
+            approval_policies: policy
+                .map(|p| [("write_file".to_owned(), p)].into())
+                .unwrap_or_default(),
+            ..RunProfile::default()
+        };
+        let cases = [
+            (None, &local, &none, Gate::Ask),
+            (None, &own, &none, Gate::Run),
+            (None, &local, &thread, Gate::Run),
+            (Some(ApprovalPolicy::Ask), &own, &none, Gate::Ask),
+            (Some(ApprovalPolicy::Ask), &own, &thread, Gate::Run),
+            (Some(ApprovalPolicy::Allow), &local, &none, Gate::Run),
+            (Some(ApprovalPolicy::Never), &own, &thread, Gate::Refuse),
+        ];
+        for (policy, args, allowed, gate) in cases {
+            assert_eq!(
+                with(policy).gate(write.as_ref(), args, allowed),
+                gate,
+                "{policy:?} {args} {allowed:?}"
+            );
+        }
     }
 
     #[test]

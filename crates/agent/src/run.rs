@@ -3,7 +3,7 @@
 mod model_call;
 mod tool_calls;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use pizza_llm::{CancellationToken, Usage};
@@ -69,6 +69,9 @@ pub(crate) struct RunLoop<'a> {
     pub(crate) usage: Usage,
     /// The text of the model call streaming now, kept if the person stops it.
     pub(crate) streamed: String,
+    /// The tools the person allowed in this thread ("allow for this
+    /// thread"), read when the run starts.
+    pub(crate) allowed_in_thread: BTreeSet<String>,
 }
 
 impl<'a> RunLoop<'a> {
@@ -90,6 +93,7 @@ impl<'a> RunLoop<'a> {
             fs: Arc::new(ThreadFiles::default()),
             usage: Usage::default(),
             streamed: String::new(),
+            allowed_in_thread: BTreeSet::new(),
         }
     }
 
@@ -177,6 +181,11 @@ impl<'a> RunLoop<'a> {
             None => Arc::new(self.files.clone()),
         };
         self.messages = state.messages;
+        self.allowed_in_thread = self
+            .agent
+            .store
+            .thread_tool_allowances(&self.input.thread_id)
+            .await?;
         Ok(())
     }
 

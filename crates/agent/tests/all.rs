@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod suite {
+    mod approvals;
     mod cancel;
     mod harness;
     mod hitl;

@@ -457,7 +457,7 @@ async fn the_memory_prompt_and_folder_only_while_memory_is_on() {
     host.run_respond(pizza_protocol::RunRespondParams {
         thread_id: thread.clone(),
         interrupt_id: interrupt.interrupt_id,
-        decisions: [("c1".to_owned(), pizza_protocol::Decision::Approve)].into(),
+        decisions: [("c1".to_owned(), pizza_protocol::Decision::APPROVE)].into(),
     })
     .await
     .unwrap();

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod activity;
+mod approvals;
 mod data_root;
 mod desktop;
 mod error;
@@ -101,6 +102,7 @@ struct Inner {
     grants: grants::GrantService,
     memory: Arc<memory::MemoryService>,
     settings: settings::SettingsService,
+    approvals: Arc<approvals::ApprovalService>,
     desktop: desktop::DesktopService,
     notifications: Arc<notify::Notifications>,
     threads: Arc<threads::ThreadService>,
@@ -123,7 +125,9 @@ impl Host {
         let mounts: Arc<dyn pizza_tools::MountSource> =
             grants::HostMounts::new(store.clone(), data_root.path().join(memory::MEMORIES_DIR));
         notify::init_cursor(&store).await?;
-        let agent = runs::AgentRuntime::new(store.clone(), mounts);
+        let tools = pizza_tools::ToolRegistry::with_builtins();
+        let approvals = approvals::ApprovalService::new(store.clone(), tools.clone());
+        let agent = runs::AgentRuntime::new(store.clone(), mounts, tools, Arc::clone(&approvals));
         let events = events::AppEvents::default();
         let presence = Arc::new(presence::WindowPresence::default());
         let notifications = Arc::new(notify::Notifications::new(
@@ -174,6 +178,7 @@ impl Host {
                 grants,
                 memory,
                 settings,
+                approvals,
                 desktop,
                 notifications,
                 threads,

@@ -80,6 +80,13 @@ commands! {
     /// Changes some UI preferences; answers the whole new value.
     SettingsUpdate = "settings_update", crate::SettingsPatch => crate::Settings;
 
+    /// Every tool a run offers, with its approval policy.
+    ApprovalList = "approval_list", crate::ApprovalListParams => crate::ApprovalList;
+    /// Sets or clears one tool's approval policy; the next run obeys it.
+    ApprovalSet = "approval_set", crate::ApprovalSetParams => crate::ApprovalList;
+    /// Back to the defaults: no tool policy, no thread allowance.
+    ApprovalReset = "approval_reset", crate::ApprovalResetParams => crate::ApprovalList;
+
     /// A new, empty thread.
     ThreadCreate = "thread_create", crate::ThreadCreateParams => crate::ThreadSummary;
     /// One page of a view (all, unread, action), with the count of each view.

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod app;
+mod approval;
 mod command;
 mod desktop;
 mod error;
@@ -16,6 +17,10 @@ mod settings;
 mod thread;
 
 pub use app::{AppInfo, AppInfoParams, BuildProfile};
+pub use approval::{
+    ApprovalList, ApprovalListParams, ApprovalPolicy, ApprovalResetParams, ApprovalSetParams,
+    ChangePreview, RememberScope, ToolApproval,
+};
 pub use command::{
     COMMANDS, Command, STREAM_CHANNEL_ARG, STREAMING_COMMANDS, StreamingCommand, cmd,
 };

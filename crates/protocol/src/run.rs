@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::approval::{ChangePreview, RememberScope};
 use crate::error::ApiError;
 use crate::thread::{MessageView, ThreadId};
 
@@ -115,14 +116,25 @@ pub struct ApprovalRequest {
     /// One sentence for the confirmation card.
     pub description: String,
     pub allowed: Vec<DecisionKind>,
+    /// What the call will change, for a file change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<ChangePreview>,
+    /// The call was approved, but its file changed between the request and
+    /// the approval: it was not run and asks again, with a fresh preview.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub changed_since_request: bool,
 }
 
 /// The user's answer to one approval request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Decision {
-    /// Run the call as the model asked.
-    Approve,
+    /// Run the call as the model asked; with `remember`, later calls of
+    /// the tool (in this thread, or everywhere) run without asking.
+    Approve {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        remember: Option<RememberScope>,
+    },
     /// Run the call with these arguments instead (validated like the model's).
     Edit { arguments: serde_json::Value },
     /// Do not run it; the model is told the user rejected it.
@@ -135,9 +147,12 @@ pub enum Decision {
 }
 
 impl Decision {
+    /// Approve this call only.
+    pub const APPROVE: Decision = Decision::Approve { remember: None };
+
     pub fn kind(&self) -> DecisionKind {
         match self {
-            Self::Approve => DecisionKind::Approve,
+            Self::Approve { .. } => DecisionKind::Approve,
             Self::Edit { .. } => DecisionKind::Edit,
             Self::Reject { .. } => DecisionKind::Reject,
             Self::Respond { .. } => DecisionKind::Respond,
@@ -187,13 +202,20 @@ mod tests {
             "interrupt_id": "i1",
             "decisions": {
                 "a": {"type": "approve"},
+                "e": {"type": "approve", "remember": "always"},
                 "b": {"type": "edit", "arguments": {"path": "/x"}},
                 "c": {"type": "reject"},
                 "d": {"type": "respond", "text": "no need"}
             }
         }))
         .unwrap();
-        assert_eq!(response.decisions["a"], Decision::Approve);
+        assert_eq!(response.decisions["a"], Decision::APPROVE);
+        assert_eq!(
+            response.decisions["e"],
+            Decision::Approve {
+                remember: Some(RememberScope::Always)
+            }
+        );
         assert_eq!(response.decisions["c"], Decision::Reject { message: None });
         assert_eq!(response.decisions["d"].kind(), DecisionKind::Respond);
         let back: InterruptResponse =

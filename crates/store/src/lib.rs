@@ -16,6 +16,7 @@ mod settings;
 mod store;
 mod text;
 mod threads;
+mod tool_allowances;
 pub mod transcript;
 mod turns;
 

@@ -38,10 +38,15 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "transcript",
         sql: include_str!("../migrations/0004_transcript.sql"),
     },
+    Migration {
+        version: 5,
+        name: "tool_allowances",
+        sql: include_str!("../migrations/0005_tool_allowances.sql"),
+    },
 ];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.

@@ -15,5 +15,6 @@ mod suite {
     mod settings;
     mod support;
     mod threads;
+    mod tool_allowances;
     mod turns;
 }

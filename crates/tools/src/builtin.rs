@@ -9,6 +9,7 @@ use std::fmt::Debug;
 use std::future::Future;
 use std::sync::Arc;
 
+use pizza_protocol::ChangePreview;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -18,7 +19,30 @@ pub use search::{Glob, Grep};
 pub use write::{EditFile, WriteFile};
 
 use crate::error::{Result, ToolError};
+use crate::fs::FileSystem;
+use crate::path::normalize_path;
 use crate::tool::{Tool, ToolContext, ToolOutput, describe_by_file_path};
+
+/// Where a write asks by default: outside the thread's own files. A write
+/// to `/` stays in the thread (and its history); one below these mounts
+/// changes the person's folders or the memory every thread reads.
+const ASKING_MOUNTS: [&str; 2] = ["/local", "/memories"];
+
+/// Whether a normalized path is below one of [`ASKING_MOUNTS`] (or is one).
+pub(crate) fn outside_the_thread(path: &str) -> bool {
+    ASKING_MOUNTS.iter().any(|mount| {
+        path.strip_prefix(mount)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
+/// A file change a call would make: the file's content before (`None`:
+/// it does not exist) and after.
+struct Proposed {
+    path: String,
+    before: Option<String>,
+    after: String,
+}
 
 /// One of each built-in tool.
 pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
@@ -46,6 +70,22 @@ trait Builtin: Send + Sync + Debug {
     /// JSON Schema of the arguments object.
     fn parameters() -> Value;
     fn run(call: Call<'_, Self::Args>) -> impl Future<Output = Result<ToolOutput>> + Send;
+
+    /// For a tool that changes files, what the call would write.
+    fn propose(
+        _fs: &dyn FileSystem,
+        _args: Self::Args,
+    ) -> impl Future<Output = Result<Option<Proposed>>> + Send {
+        async { Ok(None) }
+    }
+}
+
+/// The path a changing call names, normalized; `None` for a tool that only
+/// reads (or a path that will be refused anyway).
+fn file_path_arg(args: &Value) -> Option<String> {
+    args.get("file_path")
+        .and_then(Value::as_str)
+        .and_then(|path| normalize_path(path).ok())
 }
 
 /// One call of a built-in tool, its arguments already typed.
@@ -69,8 +109,27 @@ impl<T: Builtin> Tool for T {
         T::parameters()
     }
 
-    fn asks_by_default(&self, _args: &Value) -> bool {
-        T::CHANGES.is_some()
+    fn asks_by_default(&self, args: &Value) -> bool {
+        if T::CHANGES.is_none() {
+            return false;
+        }
+        // A path that will be refused asks too: the card shows the mistake.
+        file_path_arg(args).is_none_or(|path| outside_the_thread(&path))
+    }
+
+    fn change_target(&self, args: &Value) -> Option<String> {
+        T::CHANGES.and(file_path_arg(args))
+    }
+
+    async fn preview(&self, fs: &dyn FileSystem, args: &Value) -> Option<ChangePreview> {
+        T::CHANGES?;
+        let args = parse(T::NAME, args.clone()).ok()?;
+        let proposed = T::propose(fs, args).await.ok()??;
+        Some(crate::change::preview(
+            &proposed.path,
+            proposed.before.as_deref(),
+            &proposed.after,
+        ))
     }
 
     fn describe_call(&self, args: &Value) -> String {

@@ -2,6 +2,7 @@
 
 mod atomic;
 mod builtin;
+mod change;
 mod composite;
 mod error;
 mod fs;
@@ -24,6 +25,7 @@ pub use builtin::{
     EditFile, Glob, Grep, Ls, READ_DEFAULT_LIMIT, READ_MAX_CHARS, ReadFile, WriteFile,
     builtin_tools,
 };
+pub use change::{FileState, PREVIEW_MAX_CHARS, file_state};
 pub use composite::CompositeFs;
 pub use error::{Result, ToolError};
 pub use fs::{Bounded, DirEntry, FileSystem};

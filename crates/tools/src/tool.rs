@@ -3,6 +3,7 @@
 use std::fmt::Debug;
 use std::sync::Arc;
 
+use pizza_protocol::ChangePreview;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -77,6 +78,17 @@ pub trait Tool: Send + Sync + Debug {
     /// asks; one that only reads does not.
     fn asks_by_default(&self, _args: &Value) -> bool {
         false
+    }
+    /// The file the call changes (normalized), for a tool that changes
+    /// one: an approved call is checked against the state this file had
+    /// when the call asked.
+    fn change_target(&self, _args: &Value) -> Option<String> {
+        None
+    }
+    /// What the call would change, for its approval card; `None` when
+    /// there is nothing to show (or the call would fail).
+    async fn preview(&self, _fs: &dyn FileSystem, _args: &Value) -> Option<ChangePreview> {
+        None
     }
     /// One sentence for the approval card: what the call will do.
     fn describe_call(&self, args: &Value) -> String {

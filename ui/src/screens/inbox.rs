@@ -2,6 +2,7 @@
 
 mod approval;
 mod approval_edit;
+mod approval_preview;
 mod composer;
 mod folders;
 mod live;

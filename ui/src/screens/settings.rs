@@ -4,6 +4,7 @@ use crate::app_state::AppState;
 use crate::ipc::invoke;
 use crate::theme;
 
+mod approvals;
 mod confirm;
 mod files;
 mod memory;
@@ -19,16 +20,18 @@ pub(crate) enum Section {
     Providers,
     Files,
     Memory,
+    Approvals,
     Notifications,
     About,
 }
 
 impl Section {
-    const ALL: [Section; 6] = [
+    const ALL: [Section; 7] = [
         Section::General,
         Section::Providers,
         Section::Files,
         Section::Memory,
+        Section::Approvals,
         Section::Notifications,
         Section::About,
     ];
@@ -39,6 +42,7 @@ impl Section {
             Self::Providers => "Providers",
             Self::Files => "Files",
             Self::Memory => "Memory",
+            Self::Approvals => "Approvals",
             Self::Notifications => "Notifications",
             Self::About => "About",
         }
@@ -93,6 +97,7 @@ pub(crate) fn SettingsPane() -> impl IntoView {
             Section::Providers => view! { <providers::Providers /> }.into_any(),
             Section::Files => view! { <files::Files /> }.into_any(),
             Section::Memory => view! { <memory::Memory /> }.into_any(),
+            Section::Approvals => view! { <approvals::Approvals /> }.into_any(),
             Section::Notifications => view! { <notifications::Notifications /> }.into_any(),
             Section::About => view! { <About /> }.into_any(),
         }}

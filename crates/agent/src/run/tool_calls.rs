@@ -6,14 +6,24 @@ use std::sync::Arc;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use pizza_protocol::{ApprovalRequest, DecisionKind, Interrupt, RunEvent, RunStatus};
-use pizza_tools::{ToolContext, ToolError, ToolOutput};
+use pizza_tools::{ToolContext, ToolError, ToolOutput, file_state};
 use serde_json::Value;
 
 use super::{Next, RunLoop, Stop};
 use crate::agent::RunOutcome;
+use crate::meta::AskedAgainst;
+use crate::profile::{Gate, refused_by_policy};
 use crate::transcript::{PendingCall, notice_message, tool_output_message, tool_result_message};
 
 pub(crate) const CANCELLED_RESULT: &str = "Cancelled by the user before it finished.";
+
+/// A call that waits for the person's decision.
+struct Gated {
+    call: PendingCall,
+    description: String,
+    /// It was approved, but its file changed since it asked.
+    changed_since_request: bool,
+}
 
 /// A call cleared to run.
 struct Ready {
@@ -30,11 +40,29 @@ impl RunLoop<'_> {
         let mut gated = Vec::new();
         let mut refused = 0usize;
         for call in pending {
-            if let Some(approved) = self.meta.approved.get(&call.id) {
+            if let Some(approved) = self.meta.approved.get(&call.id).cloned() {
                 let call = PendingCall {
-                    arguments: approved.arguments.clone(),
+                    arguments: approved.arguments,
                     ..call
                 };
+                if let Some(guard) = &approved.guard
+                    && !self.still_as_asked(guard).await
+                {
+                    // The person approved a change to the file as it was;
+                    // it is not that file any more, so they decide again.
+                    self.meta.approved.remove(&call.id);
+                    let description = profile
+                        .tools
+                        .get(&call.name)
+                        .map(|tool| tool.describe_call(&call.arguments))
+                        .unwrap_or_default();
+                    gated.push(Gated {
+                        call,
+                        description,
+                        changed_since_request: true,
+                    });
+                    continue;
+                }
                 let edited = approved.edited;
                 ready.push(Ready { call, edited });
                 continue;
@@ -52,14 +80,28 @@ impl RunLoop<'_> {
                 self.meta.tool_calls += 1;
                 self.meta.counted.push(call.id.clone());
             }
-            match profile.tools.resolve(&call.name, &call.arguments) {
+            let tool = match profile.tools.resolve(&call.name, &call.arguments) {
+                Ok(tool) => tool,
                 // The model sees its mistake and can correct the call.
-                Err(e) => answered.push((call, format!("Error: {e}"), true)),
-                Ok(tool) if profile.needs_approval(tool.as_ref(), &call.arguments) => {
-                    let description = tool.describe_call(&call.arguments);
-                    gated.push((call, description));
+                Err(e) => {
+                    answered.push((call, format!("Error: {e}"), true));
+                    continue;
                 }
-                Ok(_) => ready.push(Ready {
+            };
+            match profile.gate(tool.as_ref(), &call.arguments, &self.allowed_in_thread) {
+                Gate::Ask => {
+                    let description = tool.describe_call(&call.arguments);
+                    gated.push(Gated {
+                        call,
+                        description,
+                        changed_since_request: false,
+                    });
+                }
+                Gate::Refuse => {
+                    let text = refused_by_policy(&call.name);
+                    answered.push((call, text, true));
+                }
+                Gate::Run => ready.push(Ready {
                     call,
                     edited: false,
                 }),
@@ -166,21 +208,52 @@ impl RunLoop<'_> {
         Err(Stop::Cancelled)
     }
 
+    /// Whether the file a guarded call targets is as it was when the call
+    /// asked. A file that cannot be read now counts as unchanged: the call
+    /// then fails with that error itself.
+    async fn still_as_asked(&self, asked: &AskedAgainst) -> bool {
+        match file_state(self.fs.as_ref(), &asked.path).await {
+            Ok(state) => state == asked.state,
+            Err(_) => true,
+        }
+    }
+
     /// Pauses the run: the gated calls of this step form one interrupt,
-    /// stored in the checkpoint row so it survives a restart.
-    async fn interrupt(&mut self, gated: Vec<(PendingCall, String)>) -> Result<Next, Stop> {
+    /// stored in the checkpoint row so it survives a restart. Each file
+    /// change carries its preview, and the file's state now is kept in the
+    /// step's metadata for the check when the approved call runs.
+    async fn interrupt(&mut self, gated: Vec<Gated>) -> Result<Next, Stop> {
+        let mut requests = Vec::with_capacity(gated.len());
+        for Gated {
+            call,
+            description,
+            changed_since_request,
+        } in gated
+        {
+            let mut preview = None;
+            if let Some(tool) = self.profile.tools.get(&call.name).cloned() {
+                preview = tool.preview(self.fs.as_ref(), &call.arguments).await;
+                if let Some(path) = tool.change_target(&call.arguments)
+                    && let Ok(state) = file_state(self.fs.as_ref(), &path).await
+                {
+                    self.meta
+                        .asked_against
+                        .insert(call.id.clone(), AskedAgainst { path, state });
+                }
+            }
+            requests.push(ApprovalRequest {
+                description,
+                call_id: call.id,
+                tool: call.name,
+                arguments: call.arguments,
+                allowed: DecisionKind::ALL.to_vec(),
+                preview,
+                changed_since_request,
+            });
+        }
         let interrupt = Interrupt {
             interrupt_id: uuid::Uuid::now_v7().to_string(),
-            requests: gated
-                .into_iter()
-                .map(|(call, description)| ApprovalRequest {
-                    description,
-                    call_id: call.id,
-                    tool: call.name,
-                    arguments: call.arguments,
-                    allowed: DecisionKind::ALL.to_vec(),
-                })
-                .collect(),
+            requests,
         };
         let value = serde_json::to_value(&interrupt).unwrap_or(Value::Null);
         self.commit(Vec::new(), Some(value)).await?;

@@ -97,7 +97,7 @@ impl TestAgent {
                 model: input.model_id.clone(),
             },
         );
-        for message in committed {
+        for message in committed.messages {
             sink.emit(&[], RunEvent::MessageCompleted { message });
         }
         let outcome = self

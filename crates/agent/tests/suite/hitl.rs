@@ -10,6 +10,19 @@ use serde_json::json;
 
 use super::harness::{Harness, config, result_of, text};
 
+/// Writes to the thread's own files do not ask by default; these tests
+/// pause on them, so the policy says "ask".
+pub(super) fn asking() -> pizza_agent::RunProfile {
+    pizza_agent::RunProfile {
+        approval_policies: [
+            ("write_file".to_owned(), pizza_protocol::ApprovalPolicy::Ask),
+            ("edit_file".to_owned(), pizza_protocol::ApprovalPolicy::Ask),
+        ]
+        .into(),
+        ..config()
+    }
+}
+
 fn write_call(id: &str, path: &str, content: &str) -> (String, Value) {
     (
         id.to_owned(),
@@ -24,7 +37,7 @@ async fn paused(h: &Harness) -> (Arc<super::harness::TestAgent>, RunOutcome) {
     let (id, args) = write_call("w1", "/plan.md", "the plan");
     h.model
         .push_turn(FakeTurn::tool_call(&id, "write_file", args));
-    let agent = h.agent(config());
+    let agent = h.agent(asking());
     let (outcome, events) = h.run(&agent, Some("Write a plan")).await;
     assert_eq!(outcome.status, RunStatus::Interrupted);
     let interrupt = outcome.interrupt.clone().unwrap();
@@ -77,7 +90,7 @@ async fn approve_runs_the_call_once_and_a_second_decision_conflicts() {
     let h = Harness::new().await;
     let (agent, outcome) = paused(&h).await;
     h.model.push_turn(FakeTurn::text("Plan written."));
-    let response = decide(&outcome, &[("w1", Decision::Approve)]);
+    let response = decide(&outcome, &[("w1", Decision::APPROVE)]);
     let done = respond(&h, &agent, response.clone()).await.unwrap();
     assert_eq!(done.status, RunStatus::Succeeded);
     assert_eq!(h.file("/plan.md").await.as_deref(), Some("the plan"));
@@ -213,7 +226,7 @@ async fn gated_calls_of_one_step_form_one_batch() {
             json!({"file_path": "/a.md", "old_string": "A", "new_string": "B"}),
         ),
     ]));
-    let agent = h.agent(config());
+    let agent = h.agent(asking());
     let (outcome, _) = h.run(&agent, Some("do three things")).await;
     assert_eq!(outcome.status, RunStatus::Interrupted);
     let interrupt = outcome.interrupt.clone().unwrap();
@@ -228,7 +241,7 @@ async fn gated_calls_of_one_step_form_one_batch() {
     assert_eq!(result_of(&transcript[2].1).0, "l");
 
     // A partial answer is refused; the batch needs every decision.
-    let partial = decide(&outcome, &[("w", Decision::Approve)]);
+    let partial = decide(&outcome, &[("w", Decision::APPROVE)]);
     assert!(matches!(
         respond(&h, &agent, partial).await.unwrap_err(),
         Error::InvalidInput(_)
@@ -238,7 +251,7 @@ async fn gated_calls_of_one_step_form_one_batch() {
     let both = decide(
         &outcome,
         &[
-            ("w", Decision::Approve),
+            ("w", Decision::APPROVE),
             ("e", Decision::Reject { message: None }),
         ],
     );
@@ -273,13 +286,13 @@ async fn an_interrupt_survives_a_restart() {
     h.reopen().await;
 
     // A new message while a decision is pending is refused, changing nothing.
-    let agent = h.agent(config());
+    let agent = h.agent(asking());
     let (refused, _) = h.run(&agent, Some("ignore that")).await;
     assert_eq!(refused.status, RunStatus::Failed);
     assert_eq!(refused.error.unwrap().code.as_str(), "CONFLICT");
 
     h.model.push_turn(FakeTurn::text("Done after restart."));
-    let done = respond(&h, &agent, decide(&outcome, &[("w1", Decision::Approve)]))
+    let done = respond(&h, &agent, decide(&outcome, &[("w1", Decision::APPROVE)]))
         .await
         .unwrap();
     assert_eq!(done.status, RunStatus::Succeeded);
@@ -315,7 +328,7 @@ async fn two_concurrent_decisions_resume_the_run_exactly_once() {
     let h = Harness::new().await;
     let (agent, outcome) = paused(&h).await;
     h.model.push_turn(FakeTurn::text("once"));
-    let response = decide(&outcome, &[("w1", Decision::Approve)]);
+    let response = decide(&outcome, &[("w1", Decision::APPROVE)]);
     let (first, second) = tokio::join!(
         respond(&h, &agent, response.clone()),
         respond(&h, &agent, response)
@@ -339,7 +352,7 @@ async fn a_run_continued_after_a_decision_keeps_its_budget() {
     h.model.push_turn(FakeTurn::text("never asked for"));
     let agent = h.agent(pizza_agent::RunProfile {
         max_model_calls: 2,
-        ..config()
+        ..asking()
     });
     let (outcome, _) = h.run(&agent, Some("Write a plan")).await;
     assert_eq!(outcome.status, RunStatus::Interrupted);
@@ -349,7 +362,7 @@ async fn a_run_continued_after_a_decision_keeps_its_budget() {
     let done = agent
         .respond(
             input,
-            decide(&outcome, &[("w1", Decision::Approve)]),
+            decide(&outcome, &[("w1", Decision::APPROVE)]),
             Arc::new(NullSink),
             CancellationToken::new(),
         )

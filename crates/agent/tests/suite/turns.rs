@@ -97,10 +97,8 @@ async fn a_tool_call_then_an_answer() {
         json!({"file_path": "/notes.md"}),
     ));
     h.model.push_turn(FakeTurn::text("Done."));
-    let agent = h.agent(RunProfile {
-        require_approval: Some(Default::default()),
-        ..config()
-    });
+    // A write to the thread's own files does not ask by default.
+    let agent = h.agent(config());
     let (outcome, events) = h.run(&agent, Some("Write notes")).await;
     assert_eq!(outcome.status, RunStatus::Succeeded);
 

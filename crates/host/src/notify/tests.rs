@@ -193,6 +193,7 @@ async fn a_paused_run_asks_for_action_naming_the_tool() {
     )]);
     let recording = Recording::new();
     let host = open(&root, &model, recording.clone()).await;
+    crate::runs::tests::ask_before_writes(&host).await;
     let thread = run(&host, None, "save a note").await;
     assert_eq!(
         recording.until(1).await,
@@ -221,6 +222,8 @@ async fn nothing_while_focused_on_the_thread_or_when_turned_off() {
     ]);
     let recording = Recording::new();
     let host = open(&root, &model, recording.clone()).await;
+    // The last run's write asks while both kinds are off.
+    crate::runs::tests::ask_before_writes(&host).await;
     let thread = run(&host, None, "one").await;
     assert_eq!(recording.until(1).await.len(), 1);
 

@@ -14,6 +14,7 @@ use pizza_store as store;
 use pizza_tools::{MountSource, ToolRegistry};
 
 use super::model::ResolvedModel;
+use crate::approvals::{ApprovalService, effective_policies};
 use crate::settings::keys;
 
 /// What every run shares: the one agent (whose claims make a decision apply
@@ -24,15 +25,22 @@ pub(crate) struct AgentRuntime {
     agent: Arc<Agent>,
     tools: ToolRegistry,
     mounts: Arc<dyn MountSource>,
+    approvals: Arc<ApprovalService>,
 }
 
 impl AgentRuntime {
-    pub(crate) fn new(store: store::Store, mounts: Arc<dyn MountSource>) -> Self {
+    pub(crate) fn new(
+        store: store::Store,
+        mounts: Arc<dyn MountSource>,
+        tools: ToolRegistry,
+        approvals: Arc<ApprovalService>,
+    ) -> Self {
         Self {
             agent: Arc::new(Agent::new(store.clone())),
             store,
-            tools: ToolRegistry::with_builtins(),
+            tools,
             mounts,
+            approvals,
         }
     }
 
@@ -41,6 +49,7 @@ impl AgentRuntime {
         RunAgent {
             agent: Arc::clone(&self.agent),
             profile: Arc::new(self.profile().await),
+            approvals: Arc::clone(&self.approvals),
         }
     }
 
@@ -52,21 +61,27 @@ impl AgentRuntime {
             ..RunProfile::default()
         };
         let store = &self.store;
-        let (max_key, tools_key, persona_key) = (
-            keys::AGENT_MAX_TOOL_CALLS,
-            keys::AGENT_REQUIRE_APPROVAL,
-            keys::AGENT_PERSONA,
-        );
-        let (max_tool_calls, require_approval, persona) = tokio::join!(
+        let (max_key, persona_key) = (keys::AGENT_MAX_TOOL_CALLS, keys::AGENT_PERSONA);
+        let (max_tool_calls, policies, persona) = tokio::join!(
             max_key.read(store),
-            tools_key.read(store),
+            effective_policies(store),
             persona_key.read(store),
         );
         if let Ok(Some(max)) = max_tool_calls {
             profile.max_tool_calls = max;
         }
-        if let Ok(Some(tools)) = require_approval {
-            profile.require_approval = Some(tools);
+        match policies {
+            Ok(policies) => profile.approval_policies = policies,
+            // Unreadable policies must not let a call run that the person
+            // may have said "never" or "ask" to: every call asks.
+            Err(error) => {
+                tracing::warn!(%error, "could not read the approval policies; every call asks");
+                profile.approval_policies = self
+                    .tools
+                    .names()
+                    .map(|name| (name.to_owned(), pizza_protocol::ApprovalPolicy::Ask))
+                    .collect();
+            }
         }
         if let Ok(Some(persona)) = persona {
             profile.persona = Some(persona);
@@ -80,22 +95,34 @@ impl AgentRuntime {
 pub(crate) struct RunAgent {
     agent: Arc<Agent>,
     profile: Arc<RunProfile>,
+    approvals: Arc<ApprovalService>,
 }
 
 impl RunAgent {
     /// Applies the user's decisions to the pending interrupt (of the run
     /// `paused_run`), committing them; returns the messages they committed,
-    /// to announce once the next run has started.
+    /// to announce once the next run has started. An approval that asks to
+    /// be remembered ("Allow for this thread", "Always allow") records its
+    /// policy once the decisions are committed: the next run obeys it.
     pub(crate) async fn accept_decisions(
         &self,
         thread_id: &str,
         paused_run: &str,
         response: InterruptResponse,
     ) -> Result<Vec<MessageView>, ApiError> {
-        self.agent
+        let accepted = self
+            .agent
             .accept_decisions(thread_id, paused_run, response, &self.profile.tools)
             .await
-            .map_err(|e| e.to_api_error())
+            .map_err(|e| e.to_api_error())?;
+        for (tool, scope) in accepted.remember {
+            // The call itself is approved either way; only the shortcut
+            // for later calls is lost, and the next call asks again.
+            if let Err(error) = self.approvals.remember(thread_id, &tool, scope).await {
+                tracing::warn!(%error, tool, ?scope, "could not record an approval policy");
+            }
+        }
+        Ok(accepted.messages)
     }
 
     /// Prepares the step that opens a turn with the person's message, for

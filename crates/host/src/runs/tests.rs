@@ -54,6 +54,17 @@ pub(crate) async fn open(root: &TempDataRoot, model: &FakeModel) -> Host {
     host
 }
 
+/// Writes to the thread's own files do not ask by default; tests that pause
+/// on one set write_file to "ask".
+pub(crate) async fn ask_before_writes(host: &Host) {
+    host.approval_set(pizza_protocol::ApprovalSetParams {
+        tool: "write_file".to_owned(),
+        policy: Some(pizza_protocol::ApprovalPolicy::Ask),
+    })
+    .await
+    .unwrap();
+}
+
 pub(crate) fn start(thread_id: Option<&str>, text: &str) -> RunStartParams {
     RunStartParams {
         thread_id: thread_id.map(str::to_owned),
@@ -62,7 +73,7 @@ pub(crate) fn start(thread_id: Option<&str>, text: &str) -> RunStartParams {
     }
 }
 
-pub(super) async fn subscribe(
+pub(crate) async fn subscribe(
     host: &Host,
     thread_id: &str,
     since: Option<u64>,
@@ -84,7 +95,7 @@ pub(super) async fn next(rx: &mut mpsc::Receiver<RunEventFrame>) -> RunEventFram
 }
 
 /// Frames up to and including the run's `run_finished`.
-pub(super) async fn until_finished(rx: &mut mpsc::Receiver<RunEventFrame>) -> Vec<RunEventFrame> {
+pub(crate) async fn until_finished(rx: &mut mpsc::Receiver<RunEventFrame>) -> Vec<RunEventFrame> {
     let mut frames = Vec::new();
     loop {
         let frame = next(rx).await;

@@ -1,6 +1,6 @@
 //! Decisions (`run_respond`) and crash recovery (`run_resume`, `run_discard`).
 
-use super::tests::{MODEL, activity, open, start, subscribe, until_finished};
+use super::tests::{MODEL, activity, ask_before_writes, open, start, subscribe, until_finished};
 use super::*;
 use pizza_llm::{FakeModel, FakeTurn};
 use pizza_protocol::{AppEvent, Decision, ErrorCode, RunEvent, RunStatus, ThreadGetParams};
@@ -20,6 +20,7 @@ async fn an_approval_pauses_the_run_and_respond_continues_it_once() {
         FakeTurn::text("Saved your notes."),
     ]);
     let host = open(&root, &model).await;
+    ask_before_writes(&host).await;
     let mut events = host.subscribe();
     let started = host.run_start(start(None, "save a note")).await.unwrap();
     let thread = started.thread_id.clone();
@@ -41,7 +42,7 @@ async fn an_approval_pauses_the_run_and_respond_continues_it_once() {
     let respond = || RunRespondParams {
         thread_id: thread.clone(),
         interrupt_id: interrupt.interrupt_id.clone(),
-        decisions: [("c1".to_owned(), Decision::Approve)].into(),
+        decisions: [("c1".to_owned(), Decision::APPROVE)].into(),
     };
     let resumed = host.run_respond(respond()).await.unwrap();
     assert_ne!(resumed.run_id, started.run_id);

@@ -172,6 +172,7 @@ async fn the_queue_waits_for_a_decision_and_survives_reopening_the_host() {
         FakeTurn::text("second answer"),
     ]);
     let host = open(&root, &model).await;
+    super::tests::ask_before_writes(&host).await;
     let mut events = host.subscribe();
     let paused = host.run_start(start(None, "save a note")).await.unwrap();
     let thread = paused.thread_id.clone();
@@ -198,7 +199,7 @@ async fn the_queue_waits_for_a_decision_and_survives_reopening_the_host() {
         .run_respond(RunRespondParams {
             thread_id: thread.clone(),
             interrupt_id: interrupt.interrupt_id,
-            decisions: [("c1".to_owned(), Decision::Approve)].into(),
+            decisions: [("c1".to_owned(), Decision::APPROVE)].into(),
         })
         .await
         .unwrap();

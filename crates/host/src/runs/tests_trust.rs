@@ -54,6 +54,7 @@ async fn a_message_while_a_decision_waits_is_refused_or_queued_and_never_fails_a
         FakeTurn::text("second answer"),
     ]);
     let host = open(&root, &model).await;
+    super::tests::ask_before_writes(&host).await;
     let mut events = host.subscribe();
     let paused = host.run_start(start(None, "save a note")).await.unwrap();
     let thread = paused.thread_id.clone();
@@ -94,7 +95,7 @@ async fn a_message_while_a_decision_waits_is_refused_or_queued_and_never_fails_a
         .run_respond(RunRespondParams {
             thread_id: thread.clone(),
             interrupt_id: interrupt.interrupt_id,
-            decisions: [("c1".to_owned(), Decision::Approve)].into(),
+            decisions: [("c1".to_owned(), Decision::APPROVE)].into(),
         })
         .await
         .unwrap();

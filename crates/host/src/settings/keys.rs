@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
 
-use pizza_protocol::Theme;
+use pizza_protocol::{ApprovalPolicy, Theme};
 use pizza_store as store;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -65,9 +65,15 @@ pub(crate) const MEMORIES_ENABLED: Key<bool> = Key::fixed("memory.enabled");
 
 /// Tool calls per run (`-1`: unlimited).
 pub(crate) const AGENT_MAX_TOOL_CALLS: Key<i64> = Key::fixed("agent.max_tool_calls");
-/// Tools whose calls wait for the user's decision.
+/// Tools whose calls wait for the user's decision, as earlier versions
+/// kept them: read as "ask" for each, and folded into
+/// [`APPROVAL_POLICIES`] on the first change there.
 pub(crate) const AGENT_REQUIRE_APPROVAL: Key<BTreeSet<String>> =
     Key::fixed("agent.require_approval");
+/// The person's approval policy per tool name (Settings › Approvals and
+/// "Always allow" on the card); a tool without one follows its default.
+pub(crate) const APPROVAL_POLICIES: Key<BTreeMap<String, ApprovalPolicy>> =
+    Key::fixed("approvals.policies");
 /// The user's addendum to the system prompt.
 pub(crate) const AGENT_PERSONA: Key<String> = Key::fixed("agent.persona");
 

@@ -3,8 +3,10 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Builtin, Call, check_cancel};
+use super::{Builtin, Call, Proposed, check_cancel};
+use crate::change::read_if_present;
 use crate::error::{Result, ToolError};
+use crate::fs::FileSystem;
 use crate::path::normalize_path;
 use crate::tool::ToolOutput;
 
@@ -49,6 +51,16 @@ impl Builtin for WriteFile {
         let verb = if existed { "Replaced" } else { "Created" };
         Ok(format!("{verb} {path} ({chars} characters).").into())
     }
+
+    async fn propose(fs: &dyn FileSystem, args: WriteArgs) -> Result<Option<Proposed>> {
+        let path = normalize_path(&args.file_path)?;
+        let before = read_if_present(fs, &path).await?;
+        Ok(Some(Proposed {
+            path,
+            before,
+            after: args.content,
+        }))
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -90,38 +102,11 @@ impl Builtin for EditFile {
     async fn run(call: Call<'_, EditArgs>) -> Result<ToolOutput> {
         let Call { ctx, args, cancel } = call;
         let path = normalize_path(&args.file_path)?;
-        if args.old_string.is_empty() {
-            return Err(ToolError::invalid_arguments(
-                Self::NAME,
-                "old_string is empty; to write a whole file use write_file",
-            ));
-        }
-        if args.old_string == args.new_string {
-            return Err(ToolError::invalid_arguments(
-                Self::NAME,
-                "old_string and new_string are the same; nothing would change",
-            ));
-        }
+        check_edit(&args)?;
         check_cancel(&cancel)?;
         ctx.fs.check_writable(&path).await?;
         let content = ctx.fs.read(&path).await?;
-        let count = content.matches(&args.old_string).count();
-        let updated = match count {
-            0 => {
-                return Err(ToolError::failed(format!(
-                    "old_string was not found in {path}; read the file and copy the exact text, \
-                     whitespace included"
-                )));
-            }
-            1 => content.replacen(&args.old_string, &args.new_string, 1),
-            _ if args.replace_all => content.replace(&args.old_string, &args.new_string),
-            n => {
-                return Err(ToolError::failed(format!(
-                    "old_string appears {n} times in {path}; include more surrounding text to \
-                     make it unique, or set replace_all to true"
-                )));
-            }
-        };
+        let (updated, count) = apply_edit(&path, &content, &args)?;
         ctx.fs.write(&path, updated).await?;
         let noun = if count == 1 {
             "occurrence"
@@ -130,4 +115,55 @@ impl Builtin for EditFile {
         };
         Ok(format!("Replaced {count} {noun} in {path}.").into())
     }
+
+    async fn propose(fs: &dyn FileSystem, args: EditArgs) -> Result<Option<Proposed>> {
+        let path = normalize_path(&args.file_path)?;
+        check_edit(&args)?;
+        let before = fs.read(&path).await?;
+        let (after, _) = apply_edit(&path, &before, &args)?;
+        Ok(Some(Proposed {
+            path,
+            before: Some(before),
+            after,
+        }))
+    }
+}
+
+/// Refuses an edit that could not change anything.
+fn check_edit(args: &EditArgs) -> Result<()> {
+    if args.old_string.is_empty() {
+        return Err(ToolError::invalid_arguments(
+            EditFile::NAME,
+            "old_string is empty; to write a whole file use write_file",
+        ));
+    }
+    if args.old_string == args.new_string {
+        return Err(ToolError::invalid_arguments(
+            EditFile::NAME,
+            "old_string and new_string are the same; nothing would change",
+        ));
+    }
+    Ok(())
+}
+
+/// The file's content after the edit, and how many occurrences it replaced.
+fn apply_edit(path: &str, content: &str, args: &EditArgs) -> Result<(String, usize)> {
+    let count = content.matches(&args.old_string).count();
+    let updated = match count {
+        0 => {
+            return Err(ToolError::failed(format!(
+                "old_string was not found in {path}; read the file and copy the exact text, \
+                 whitespace included"
+            )));
+        }
+        1 => content.replacen(&args.old_string, &args.new_string, 1),
+        _ if args.replace_all => content.replace(&args.old_string, &args.new_string),
+        n => {
+            return Err(ToolError::failed(format!(
+                "old_string appears {n} times in {path}; include more surrounding text to \
+                 make it unique, or set replace_all to true"
+            )));
+        }
+    };
+    Ok((updated, count))
 }

@@ -81,11 +81,18 @@ async fn any_arc_dyn_tool_registers_and_its_args_are_validated() {
 fn each_tool_says_whether_it_asks_and_describes_its_call() {
     let registry = ToolRegistry::with_builtins();
     let args = json!({"file_path": "/report.md"});
-    let asks: Vec<&str> = registry
-        .names()
-        .filter(|name| registry.get(name).unwrap().asks_by_default(&args))
-        .collect();
-    assert_eq!(asks, ["edit_file", "write_file"]);
+    let asks_for = |args: &Value| -> Vec<&str> {
+        registry
+            .names()
+            .filter(|name| registry.get(name).unwrap().asks_by_default(args))
+            .collect()
+    };
+    assert_eq!(
+        asks_for(&json!({"file_path": "/local/notes/report.md"})),
+        ["edit_file", "write_file"]
+    );
+    // The thread's own files change nothing outside the thread.
+    assert_eq!(asks_for(&args), Vec::<&str>::new());
     let describe = |name: &str| registry.get(name).unwrap().describe_call(&args);
     assert_eq!(describe("write_file"), "Write the file /report.md.");
     assert_eq!(describe("edit_file"), "Edit the file /report.md.");
@@ -94,4 +101,104 @@ fn each_tool_says_whether_it_asks_and_describes_its_call() {
         Echo.describe_call(&json!({"text": "x"})),
         "Run the tool echo."
     );
+}
+
+#[test]
+fn writes_ask_by_default_outside_the_thread_only() {
+    let registry = ToolRegistry::with_builtins();
+    let write = registry.get("write_file").unwrap();
+    let asks = |path: &str| write.asks_by_default(&json!({"file_path": path, "content": ""}));
+    for path in [
+        "/local/notes/a.md",
+        "/local/notes/deep/b.md",
+        "/memories/facts.md",
+        "/memories",
+        "/local/../notes.md",
+    ] {
+        assert!(asks(path), "{path} should ask");
+    }
+    for path in [
+        "/notes.md",
+        "/localish.md",
+        "/memoriesX/a.md",
+        "/docs/local/a.md",
+    ] {
+        assert!(!asks(path), "{path} should not ask");
+    }
+    assert_eq!(
+        write.change_target(&json!({"file_path": "/local/notes/a.md/", "content": ""})),
+        Some("/local/notes/a.md".to_owned())
+    );
+    let read = registry.get("read_file").unwrap();
+    assert_eq!(read.change_target(&json!({"file_path": "/a.md"})), None);
+}
+
+#[tokio::test]
+async fn previews_show_a_diff_or_the_new_content() {
+    use pizza_protocol::ChangePreview;
+    let registry = ToolRegistry::with_builtins();
+    let fs = ThreadFiles::new([("/plan.md".to_owned(), "one\ntwo\nthree\n".to_owned())].into());
+    let preview = |tool: &str, args: Value| {
+        let tool = registry.get(tool).unwrap();
+        let fs = fs.clone();
+        async move { tool.preview(&fs, &args).await }
+    };
+    assert_eq!(
+        preview(
+            "edit_file",
+            json!({"file_path": "/plan.md", "old_string": "two", "new_string": "2"})
+        )
+        .await,
+        Some(ChangePreview::Diff {
+            path: "/plan.md".into(),
+            diff: "@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n".into()
+        })
+    );
+    assert_eq!(
+        preview(
+            "write_file",
+            json!({"file_path": "/plan.md", "content": "one\nthree\n"})
+        )
+        .await,
+        Some(ChangePreview::Diff {
+            path: "/plan.md".into(),
+            diff: "@@ -1,3 +1,2 @@\n one\n-two\n three\n".into()
+        })
+    );
+    assert_eq!(
+        preview(
+            "write_file",
+            json!({"file_path": "/new.md", "content": "hello\n"})
+        )
+        .await,
+        Some(ChangePreview::NewFile {
+            path: "/new.md".into(),
+            content: "hello\n".into()
+        })
+    );
+    // An edit that would fail shows nothing: its error comes when it runs.
+    assert_eq!(
+        preview(
+            "edit_file",
+            json!({"file_path": "/plan.md", "old_string": "four", "new_string": "4"})
+        )
+        .await,
+        None
+    );
+    assert_eq!(
+        preview("read_file", json!({"file_path": "/plan.md"})).await,
+        None
+    );
+}
+
+#[tokio::test]
+async fn a_file_state_changes_with_its_bytes() {
+    use pizza_tools::{FileState, FileSystem, file_state};
+    let fs = ThreadFiles::default();
+    assert_eq!(file_state(&fs, "/a.md").await.unwrap(), FileState::Absent);
+    fs.write("/a.md", "one".into()).await.unwrap();
+    let first = file_state(&fs, "/a.md").await.unwrap();
+    assert_eq!(file_state(&fs, "/a.md").await.unwrap(), first);
+    fs.write("/a.md", "two".into()).await.unwrap();
+    assert_ne!(file_state(&fs, "/a.md").await.unwrap(), first);
 }

@@ -1,13 +1,18 @@
 //! The approval card, inline in the feed: each gated call of an interrupt
-//! with its humanized name and typed arguments, and Approve / Edit / Reject /
-//! Respond. The decisions go to `run_respond` once every call has one.
+//! with its humanized name, what it will change (a diff or a new file's
+//! content) or else its typed arguments, and Approve (also for this thread,
+//! or always) / Edit / Reject / Respond. The decisions go to `run_respond`
+//! once every call has one.
 
 use super::approval_edit::EditArguments;
+use super::approval_preview::PreviewView;
 use super::message::humanize;
 use super::stream::RunState;
 use crate::ipc::invoke;
 use leptos::prelude::*;
-use pizza_protocol::{ApprovalRequest, Decision, DecisionKind, Interrupt, RunRespondParams, cmd};
+use pizza_protocol::{
+    ApprovalRequest, Decision, DecisionKind, Interrupt, RememberScope, RunRespondParams, cmd,
+};
 use std::collections::BTreeMap;
 
 const PREVIEW_LINES: usize = 8;
@@ -59,7 +64,7 @@ pub(crate) fn ApprovalCard(run: RunState, interrupt: Interrupt) -> impl IntoView
         view! {
             <button class="button button--primary" data-testid="approve-all" on:click=move |_| {
                 for id in &all_ids {
-                    decisions.update(|d| { d.entry(id.clone()).or_insert(Decision::Approve); });
+                    decisions.update(|d| { d.entry(id.clone()).or_insert(Decision::APPROVE); });
                 }
                 submit();
             }>{format!("Approve all {total}")}</button>
@@ -79,7 +84,7 @@ pub(crate) fn ApprovalCard(run: RunState, interrupt: Interrupt) -> impl IntoView
         <section class="approval" role="group" aria-label="Approval needed" data-testid="approval-card" node_ref=card>
             {interrupt.requests.into_iter().map(|request| {
                 let call_id = request.call_id.clone();
-                let decided = move || decisions.with(|d| d.get(&call_id).map(Decision::kind));
+                let decided = move || decisions.with(|d| d.get(&call_id).map(decided_label));
                 view! { <RequestView request decided=Signal::derive(decided) decide sending /> }
             }).collect_view()}
             {approve_all}
@@ -97,15 +102,15 @@ enum Mode {
 #[component]
 fn RequestView(
     request: ApprovalRequest,
-    decided: Signal<Option<DecisionKind>>,
+    decided: Signal<Option<&'static str>>,
     decide: impl Fn(String, Decision) + Clone + Send + Sync + 'static,
     sending: RwSignal<bool>,
 ) -> impl IntoView {
     let mode = RwSignal::new(Mode::Buttons);
     let original = request.arguments.clone();
     let reply = RwSignal::new(String::new());
-    let allowed = request.allowed.clone();
-    let can = move |kind| allowed.contains(&kind);
+    let allowed = StoredValue::new(request.allowed.clone());
+    let can = move |kind| allowed.with_value(|a| a.contains(&kind));
     let call_id = request.call_id.clone();
     let button = {
         let decide = decide.clone();
@@ -117,7 +122,7 @@ fn RequestView(
                 <button class="button" class:button--primary=kind == DecisionKind::Approve data-testid=testid
                     disabled=move || sending.get()
                     on:click=move |_| match kind {
-                        DecisionKind::Approve => decide(call_id.clone(), Decision::Approve),
+                        DecisionKind::Approve => decide(call_id.clone(), Decision::APPROVE),
                         DecisionKind::Reject => decide(call_id.clone(), Decision::Reject { message: None }),
                         DecisionKind::Edit => mode.set(Mode::Edit),
                         DecisionKind::Respond => mode.set(Mode::Respond),
@@ -125,9 +130,28 @@ fn RequestView(
             })
         }
     };
+    let remember = {
+        let decide = decide.clone();
+        let call_id = call_id.clone();
+        move |scope: RememberScope,
+              label: &'static str,
+              testid: &'static str,
+              title: &'static str| {
+            let decide = decide.clone();
+            let call_id = call_id.clone();
+            can(DecisionKind::Approve).then(|| view! {
+                <button class="button" data-testid=testid title=title disabled=move || sending.get()
+                    on:click=move |_| decide(call_id.clone(), Decision::Approve { remember: Some(scope) })>{label}</button>
+            })
+        }
+    };
     let buttons = view! {
         <div class="approval__buttons">
             {button(DecisionKind::Approve, "Approve", "approve")}
+            {remember(RememberScope::Thread, "Allow for this thread", "approve-thread",
+                "Approve, and let this tool run without asking in this thread.")}
+            {remember(RememberScope::Always, "Always allow", "approve-always",
+                "Approve, and let this tool run without asking everywhere (Settings › Approvals).")}
             {button(DecisionKind::Edit, "Edit", "edit")}
             {button(DecisionKind::Reject, "Reject", "reject")}
             {button(DecisionKind::Respond, "Respond", "respond")}
@@ -148,9 +172,24 @@ fn RequestView(
         <div class="approval__request" data-testid="approval-request">
             <h3 class="approval__title">{format!("{}?", humanize(&request.tool))}</h3>
             <p class="muted">{request.description.clone()}</p>
-            <ArgumentsView arguments=request.arguments.clone() />
+            {request.changed_since_request.then(|| view! {
+                <p class="banner banner--warning" role="status" data-testid="approval-changed">
+                    "The file changed since this was asked, so nothing was written. "
+                    "This is the change as it would be now."
+                </p>
+            })}
+            {match request.preview.clone() {
+                Some(preview) => view! {
+                    <PreviewView preview />
+                    <details class="approval__more">
+                        <summary>"Arguments"</summary>
+                        <ArgumentsView arguments=request.arguments.clone() />
+                    </details>
+                }.into_any(),
+                None => view! { <ArgumentsView arguments=request.arguments.clone() /> }.into_any(),
+            }}
             {move || match decided.get() {
-                Some(kind) => view! { <p class="approval__decided" data-testid="approval-decided">{decided_label(kind)}</p> }.into_any(),
+                Some(label) => view! { <p class="approval__decided" data-testid="approval-decided">{label}</p> }.into_any(),
                 None => match mode.get() {
                     Mode::Buttons => buttons.clone().into_any(),
                     Mode::Edit => view! {
@@ -173,12 +212,18 @@ fn RequestView(
     }
 }
 
-fn decided_label(kind: DecisionKind) -> &'static str {
-    match kind {
-        DecisionKind::Approve => "✓ Approved",
-        DecisionKind::Edit => "✓ Approved with edits",
-        DecisionKind::Reject => "✗ Rejected",
-        DecisionKind::Respond => "↩ Answered instead",
+fn decided_label(decision: &Decision) -> &'static str {
+    match decision {
+        Decision::Approve { remember: None } => "✓ Approved",
+        Decision::Approve {
+            remember: Some(RememberScope::Thread),
+        } => "✓ Approved, and allowed for this thread",
+        Decision::Approve {
+            remember: Some(RememberScope::Always),
+        } => "✓ Approved, and always allowed",
+        Decision::Edit { .. } => "✓ Approved with edits",
+        Decision::Reject { .. } => "✗ Rejected",
+        Decision::Respond { .. } => "↩ Answered instead",
     }
 }
 

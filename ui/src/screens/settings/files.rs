@@ -248,7 +248,7 @@ fn GrantRow(grant: GrantView, state: FilesState) -> impl IntoView {
                     title: "Allow changes in this folder?".to_owned(),
                     body: format!(
                         "Pizza Bot will be able to create and change files in {path}; each \
-                         change still asks for your approval."
+                         change asks for your approval unless Settings › Approvals allows it."
                     ),
                     confirm_label: "Allow changes",
                     danger: false,
