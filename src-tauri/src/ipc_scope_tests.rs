@@ -260,3 +260,26 @@ async fn an_export_path_sent_by_the_page_is_refused() {
     assert_eq!(as_token.code, ErrorCode::PermissionDenied);
     assert!(!target.exists());
 }
+
+#[test]
+fn no_window_can_end_another_windows_app_event_listeners() {
+    // Tauri's `unlisten` removes a listener id from every webview, and ids
+    // count up: a window allowed it could end the others' subscriptions.
+    // The UI's listeners live as long as their window, so none needs it.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("capabilities");
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let capability: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for permission in capability["permissions"].as_array().unwrap() {
+            let name = permission.as_str().unwrap_or_default();
+            assert!(
+                !matches!(
+                    name,
+                    "core:event:allow-unlisten" | "core:event:default" | "core:default"
+                ),
+                "{} grants {name}",
+                entry.path().display()
+            );
+        }
+    }
+}

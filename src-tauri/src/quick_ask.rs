@@ -8,8 +8,9 @@ use pizza_host::{DesktopShell, SaveDialog, ShortcutError};
 use pizza_protocol::WindowEvent;
 use tauri::{AppHandle, Emitter, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
 
-/// The window's label (its capability in `capabilities/quick-ask.json` names it).
-pub(crate) const LABEL: &str = "quick-ask";
+/// The window's label (its capability in `capabilities/quick-ask.json` and
+/// its command scope in the protocol name it).
+pub(crate) const LABEL: &str = pizza_protocol::WindowScope::QuickAsk.label();
 const URL: &str = "index.html?view=quick-ask";
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 360.0;
