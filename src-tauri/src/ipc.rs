@@ -6,9 +6,15 @@
 //!
 //! A streaming command (`thread_subscribe`) also gets the invoke's channel
 //! (the [`STREAM_CHANNEL_ARG`] argument), typed by the command's event.
+//!
+//! Each call is checked against the calling webview's scope
+//! ([`WindowScope`]): a command its window never needs is `PERMISSION_DENIED`
+//! before any params are read.
 
 use pizza_host::Host;
-use pizza_protocol::{ApiError, Command, STREAM_CHANNEL_ARG, StreamingCommand};
+use pizza_protocol::{
+    ApiError, Command, ErrorCode, STREAM_CHANNEL_ARG, StreamingCommand, WindowScope,
+};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
@@ -17,9 +23,14 @@ use std::sync::Arc;
 use tauri::ipc::Channel;
 
 type Reply = Pin<Box<dyn Future<Output = Result<Value, ApiError>> + Send>>;
-/// The channel, when the invoke had one, is still untyped: the streaming
-/// adapter gives it its command's event type.
-type Handler = Arc<dyn Fn(Host, Value, Option<Channel>) -> Reply + Send + Sync>;
+/// Who made a call: the webview's label and, when the invoke had one, its
+/// channel (still untyped: the streaming adapter gives it its event type).
+pub(crate) struct Call {
+    pub(crate) window: String,
+    pub(crate) channel: Option<Channel>,
+}
+
+type Handler = Arc<dyn Fn(Host, Value, Call) -> Reply + Send + Sync>;
 
 /// What the commands run against: the host, or the reason it could not open.
 #[derive(Debug, Clone)]
@@ -60,12 +71,23 @@ impl CommandRegistry {
         F: Fn(Host, C::Params) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<C::Response, ApiError>> + Send + 'static,
     {
+        self.register_from_window::<C, _, _>(move |host, _window, params| handler(host, params));
+    }
+
+    /// Registers the adapter for `C` that needs to know the calling window
+    /// (its label), e.g. to bind what it opens to that window.
+    pub(crate) fn register_from_window<C, F, Fut>(&mut self, handler: F)
+    where
+        C: Command,
+        F: Fn(Host, String, C::Params) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<C::Response, ApiError>> + Send + 'static,
+    {
         let handler = Arc::new(handler);
-        let erased: Handler = Arc::new(move |host, raw, _channel| {
+        let erased: Handler = Arc::new(move |host, raw, call: Call| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
                 let params = parse_params::<C>(raw)?;
-                let response = handler(host, params).await?;
+                let response = handler(host, call.window, params).await?;
                 serde_json::to_value(response).map_err(|e| {
                     ApiError::general(format!("Could not encode the answer to {}.", C::NAME))
                         .with_details(e.to_string())
@@ -77,25 +99,26 @@ impl CommandRegistry {
     }
 
     /// Registers the adapter for a command that streams its events over the
-    /// invoke's channel; a call without one is `INVALID_INPUT`.
+    /// invoke's channel; a call without one is `INVALID_INPUT`. The adapter
+    /// gets the calling window's label too.
     pub(crate) fn register_streaming<C, F, Fut>(&mut self, handler: F)
     where
         C: StreamingCommand,
-        F: Fn(Host, C::Params, Channel<C::Event>) -> Fut + Send + Sync + 'static,
+        F: Fn(Host, String, C::Params, Channel<C::Event>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<C::Response, ApiError>> + Send + 'static,
     {
         let handler = Arc::new(handler);
-        let erased: Handler = Arc::new(move |host, raw, channel: Option<Channel>| {
+        let erased: Handler = Arc::new(move |host, raw, call: Call| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let channel = channel.ok_or_else(|| {
+                let channel = call.channel.ok_or_else(|| {
                     ApiError::invalid_input(format!(
                         "{} needs a channel in “{STREAM_CHANNEL_ARG}”.",
                         C::NAME
                     ))
                 })?;
                 let params = parse_params::<C>(raw)?;
-                let response = handler(host, params, typed(channel)).await?;
+                let response = handler(host, call.window, params, typed(channel)).await?;
                 serde_json::to_value(response).map_err(|e| {
                     ApiError::general(format!("Could not encode the answer to {}.", C::NAME))
                         .with_details(e.to_string())
@@ -116,7 +139,8 @@ impl CommandRegistry {
         self.streaming.clone()
     }
 
-    /// A call without a channel (the app always goes through `dispatch_with`).
+    /// A call from the main window without a channel (the app always goes
+    /// through `dispatch_with`).
     #[cfg(test)]
     pub(crate) async fn dispatch(
         &self,
@@ -124,24 +148,41 @@ impl CommandRegistry {
         name: &str,
         raw: Value,
     ) -> Result<Value, ApiError> {
-        self.dispatch_with(slot, name, raw, None).await
+        self.dispatch_with(
+            slot,
+            name,
+            raw,
+            Call {
+                window: WindowScope::Main.label().to_owned(),
+                channel: None,
+            },
+        )
+        .await
     }
 
-    /// [`dispatch`](Self::dispatch) with the invoke's channel, if it had one.
+    /// Answers `call`: unknown commands are `INVALID_INPUT`, a command
+    /// outside the calling window's scope `PERMISSION_DENIED`.
     pub(crate) async fn dispatch_with(
         &self,
         slot: &HostSlot,
         name: &str,
         raw: Value,
-        channel: Option<Channel>,
+        call: Call,
     ) -> Result<Value, ApiError> {
         let Some(handler) = self.handlers.get(name) else {
             return Err(ApiError::invalid_input(format!(
                 "Unknown command “{name}”."
             )));
         };
+        if !WindowScope::for_label(&call.window).is_some_and(|scope| scope.allows(name)) {
+            tracing::warn!(window = %call.window, command = name, "command outside the window's scope refused");
+            return Err(ApiError::new(
+                ErrorCode::PermissionDenied,
+                format!("This window cannot use {name}; do it from the main window."),
+            ));
+        }
         match slot {
-            HostSlot::Ready(host) => handler(host.clone(), raw, channel).await,
+            HostSlot::Ready(host) => handler(host.clone(), raw, call).await,
             HostSlot::Failed(error) => Err(error.clone()),
         }
     }
@@ -174,18 +215,23 @@ pub(crate) fn invoke_handler<R: tauri::Runtime>(
                 "The request for {name} must be JSON."
             ))),
         };
+        let webview = invoke.message.webview();
         let (raw, channel) = match raw {
-            Ok(raw) => match take_channel(raw, &invoke.message.webview()) {
+            Ok(raw) => match take_channel(raw, &webview) {
                 Ok((raw, channel)) => (Ok(raw), channel),
                 Err(error) => (Err(error), None),
             },
             Err(error) => (Err(error), None),
         };
+        let call = Call {
+            window: webview.label().to_owned(),
+            channel,
+        };
         let registry = Arc::clone(&registry);
         let slot = slot.clone();
         invoke.resolver.respond_async(async move {
             let result = match raw {
-                Ok(raw) => registry.dispatch_with(&slot, &name, raw, channel).await,
+                Ok(raw) => registry.dispatch_with(&slot, &name, raw, call).await,
                 Err(error) => Err(error),
             };
             result.map_err(|error| {
@@ -226,6 +272,10 @@ fn typed<E: serde::Serialize>(channel: Channel) -> Channel<E> {
 }
 
 #[cfg(test)]
+#[path = "ipc_scope_tests.rs"]
+mod scope_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use pizza_protocol::{COMMANDS, ErrorCode, RunEventFrame, STREAMING_COMMANDS};
@@ -242,6 +292,13 @@ mod tests {
     fn commands_registered_with_a_channel_are_exactly_the_streaming_ones() {
         let declared: BTreeSet<&str> = STREAMING_COMMANDS.iter().copied().collect();
         assert_eq!(CommandRegistry::new().streaming_names(), declared);
+    }
+
+    fn main_with(channel: Channel) -> Call {
+        Call {
+            window: WindowScope::Main.label().to_owned(),
+            channel: Some(channel),
+        }
     }
 
     async fn ready_slot(root: &TempDataRoot) -> HostSlot {
@@ -326,10 +383,10 @@ mod tests {
         assert_eq!(refused.code, ErrorCode::InvalidInput);
         let channel = Channel::new(|_body| Ok(()));
         let ack = registry
-            .dispatch_with(&slot, "thread_subscribe", params, Some(channel))
+            .dispatch_with(&slot, "thread_subscribe", params, main_with(channel))
             .await
             .unwrap();
-        assert!(ack["subscription_id"].as_u64().is_some());
+        assert!(ack["subscription_id"].as_str().is_some());
         assert!(ack["live_run_id"].is_null());
     }
 

@@ -8,6 +8,7 @@ mod events;
 mod frames;
 mod ipc;
 mod keychain;
+mod links;
 mod logging;
 mod navigate;
 mod notifications;

@@ -2,6 +2,11 @@
 //! with click-through: a click ("default" action) calls the handler set with
 //! [`DesktopNotifier::on_click`], which shows the window on the thread.
 //!
+//! An "Action required" notification for a single gated call also offers
+//! Approve and Deny when the server supports actions; pressing one calls the
+//! handler set with [`DesktopNotifier::on_decision`] (the host's
+//! `notification_decide`, the approval card's path).
+//!
 //! Whether a notification service is there is asked with
 //! `GetServerInformation` and remembered for a minute, so a service that
 //! starts (or stops) later is noticed without asking per outcome.
@@ -10,7 +15,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use pizza_host::{Host, Notification, NotificationKind, Notifier, NotifyError};
+use pizza_host::{
+    Host, Notification, NotificationDecision, NotificationKind, Notifier, NotifyError,
+};
 use pizza_protocol::ThreadId;
 use tauri::{AppHandle, Manager, Runtime, WindowEvent};
 
@@ -20,11 +27,15 @@ const REMEMBERED_THREADS: usize = 256;
 const RECHECK_AFTER: Duration = Duration::from_secs(60);
 /// The action a click on the notification's body invokes.
 const DEFAULT_ACTION: &str = "default";
+/// The Approve and Deny buttons' action keys.
+const APPROVE_ACTION: &str = "approve";
+const DENY_ACTION: &str = "deny";
 const APP_NAME: &str = "Pizza Bot";
 /// The icon name the installed package provides.
 const ICON: &str = "pizza-bot";
 
 type ClickHandler = Box<dyn Fn(ThreadId) + Send + Sync>;
+type DecisionHandler = Box<dyn Fn(NotificationDecision) + Send + Sync>;
 
 /// The app's one notifier: the host gets it at open, the click handler is set
 /// once the windows exist.
@@ -52,6 +63,16 @@ pub(crate) fn install<R: Runtime>(app: &AppHandle<R>, host: &Host) {
                 tracing::warn!(%error, "could not open a clicked notification's thread");
             }
         });
+    let decide_host = host.clone();
+    APP_NOTIFIER
+        .get_or_init(DesktopNotifier::new)
+        .on_decision(move |decision| {
+            let host = decide_host.clone();
+            // The outcome (a started run, or CONFLICT) is logged by the host.
+            tauri::async_runtime::spawn(async move {
+                let _ = host.notification_decide(decision).await;
+            });
+        });
     if let Some(window) = app.get_webview_window("main") {
         let host = host.clone();
         window.on_window_event(move |event| {
@@ -71,6 +92,8 @@ struct Service {
     available: bool,
     /// The server renders markup in bodies: text must be escaped.
     markup: bool,
+    /// The server shows action buttons (its capabilities list "actions").
+    actions: bool,
 }
 
 /// The app's [`Notifier`]: blocking D-Bus calls, made by the host off its
@@ -80,6 +103,7 @@ struct Service {
 pub struct DesktopNotifier {
     service: Arc<Mutex<Option<Service>>>,
     on_click: Arc<OnceLock<ClickHandler>>,
+    on_decision: Arc<OnceLock<DecisionHandler>>,
     /// The notification last shown per thread: a newer outcome replaces it
     /// rather than piling up beside it.
     shown: Arc<Mutex<HashMap<ThreadId, u32>>>,
@@ -104,6 +128,14 @@ impl DesktopNotifier {
     pub fn on_click(&self, handler: impl Fn(ThreadId) + Send + Sync + 'static) {
         if self.on_click.set(Box::new(handler)).is_err() {
             tracing::debug!("notification click handler already set");
+        }
+    }
+
+    /// Sets what Approve or Deny on a notification does (once; later calls
+    /// are ignored). Without it, no notification offers them.
+    pub fn on_decision(&self, handler: impl Fn(NotificationDecision) + Send + Sync + 'static) {
+        if self.on_decision.set(Box::new(handler)).is_err() {
+            tracing::debug!("notification decision handler already set");
         }
     }
 
@@ -133,6 +165,7 @@ impl DesktopNotifier {
             checked_at: Instant::now(),
             available: false,
             markup: false,
+            actions: false,
         });
     }
 }
@@ -148,14 +181,17 @@ fn probe() -> Service {
             false
         }
     };
-    let markup = available
-        && notify_rust::get_capabilities()
-            .map(|caps| caps.iter().any(|c| c == "body-markup"))
-            .unwrap_or(false);
+    let capabilities = if available {
+        notify_rust::get_capabilities().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let has = |wanted: &str| capabilities.iter().any(|c| c == wanted);
     Service {
         checked_at: Instant::now(),
         available,
-        markup,
+        markup: has("body-markup"),
+        actions: has("actions"),
     }
 }
 
@@ -185,13 +221,26 @@ impl Notifier for DesktopNotifier {
             .get(&notification.thread_id)
             .copied()
             .unwrap_or(0);
-        let handle = notify_rust::Notification::new()
+        // Approve and Deny only where the server shows buttons and someone
+        // handles them; else the notification just opens the thread.
+        let decidable = notification
+            .approval
+            .clone()
+            .filter(|_| service.actions && self.on_decision.get().is_some());
+        let mut shown = notify_rust::Notification::new();
+        shown
             .id(replaces)
             .appname(APP_NAME)
             .icon(ICON)
             .summary(&notification.summary)
             .body(&body)
-            .action(DEFAULT_ACTION, "Open")
+            .action(DEFAULT_ACTION, "Open");
+        if decidable.is_some() {
+            shown
+                .action(APPROVE_ACTION, "Approve")
+                .action(DENY_ACTION, "Deny");
+        }
+        let handle = shown
             .hint(notify_rust::Hint::Category(category.to_owned()))
             .timeout(notify_rust::Timeout::Default)
             .show()
@@ -210,17 +259,39 @@ impl Notifier for DesktopNotifier {
             shown.insert(notification.thread_id.clone(), handle.id());
         }
         let on_click = Arc::clone(&self.on_click);
+        let on_decision = Arc::clone(&self.on_decision);
         let thread_id = notification.thread_id;
         std::thread::Builder::new()
             .name("notification-click".to_owned())
             .spawn(move || {
+                // Ends with the first action or the close: one press decides once.
                 handle.wait_for_action(|action| {
-                    if action != DEFAULT_ACTION {
-                        return;
-                    }
-                    match on_click.get() {
-                        Some(handler) => handler(thread_id),
-                        None => tracing::debug!("notification clicked before the app was ready"),
+                    let approve = match action {
+                        DEFAULT_ACTION => {
+                            match on_click.get() {
+                                Some(handler) => handler(thread_id),
+                                None => {
+                                    tracing::debug!(
+                                        "notification clicked before the app was ready"
+                                    );
+                                }
+                            }
+                            return;
+                        }
+                        APPROVE_ACTION => true,
+                        DENY_ACTION => false,
+                        _ => return,
+                    };
+                    match (decidable, on_decision.get()) {
+                        (Some(approval), Some(handler)) => handler(NotificationDecision {
+                            thread_id,
+                            approval,
+                            approve,
+                        }),
+                        _ => tracing::info!(
+                            action,
+                            "a notification without decisions got one; ignored"
+                        ),
                     }
                 });
             })

@@ -2,12 +2,15 @@
 //! global shortcut, where a question starts a new thread. The same UI renders
 //! it, told by the `view=quick-ask` query.
 
-use pizza_host::{DesktopShell, ShortcutError};
+use std::path::PathBuf;
+
+use pizza_host::{DesktopShell, SaveDialog, ShortcutError};
 use pizza_protocol::WindowEvent;
 use tauri::{AppHandle, Emitter, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
 
-/// The window's label (its capability in `capabilities/quick-ask.json` names it).
-pub(crate) const LABEL: &str = "quick-ask";
+/// The window's label (its capability in `capabilities/quick-ask.json` and
+/// its command scope in the protocol name it).
+pub(crate) const LABEL: &str = pizza_protocol::WindowScope::QuickAsk.label();
 const URL: &str = "index.html?view=quick-ask";
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 360.0;
@@ -24,6 +27,11 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
         return;
     }
     let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(URL.into()))
+        // A page never opens windows of its own; links go to the browser.
+        .on_new_window(|url, _features| {
+            crate::links::open_instead(&url);
+            tauri::webview::NewWindowResponse::Deny
+        })
         .title("Quick ask — Pizza Bot")
         .inner_size(WIDTH, HEIGHT)
         .resizable(false)
@@ -44,6 +52,10 @@ pub(crate) fn hide<R: Runtime>(app: &AppHandle<R>) {
         let _ = window.hide();
     }
 }
+
+/// Set by whoever starts the app (end-to-end tests): the save dialog is not
+/// shown and this path is its answer.
+const SAVE_DIALOG_ANSWER: &str = "PIZZA_SAVE_DIALOG_ANSWER";
 
 /// The host's window and shortcut operations, on this app's windows.
 pub(crate) struct TauriShell<R: Runtime> {
@@ -76,5 +88,37 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
 
     fn shortcuts_unsupported(&self) -> Option<String> {
         crate::shortcut::unsupported_reason()
+    }
+
+    fn choose_save_file(&self, dialog: SaveDialog) -> Option<PathBuf> {
+        use tauri_plugin_dialog::DialogExt;
+        // Automated runs have no one to click the dialog: whoever starts the
+        // app may answer it in advance (the page never can).
+        if let Some(answer) = std::env::var_os(SAVE_DIALOG_ANSWER) {
+            tracing::info!(path = ?answer, "save dialog answered by {SAVE_DIALOG_ANSWER}");
+            return Some(PathBuf::from(answer));
+        }
+        let mut builder = self
+            .app
+            .dialog()
+            .file()
+            .set_title(dialog.title)
+            .set_file_name(dialog.suggested_name)
+            .add_filter(dialog.filter_name, &[dialog.extension.as_str()]);
+        if let Some(window) = self.app.get_webview_window("main") {
+            builder = builder.set_parent(&window);
+        }
+        let chosen = builder.blocking_save_file()?;
+        match chosen.into_path() {
+            Ok(path) => Some(path),
+            Err(error) => {
+                tracing::warn!(%error, "the save dialog answered something that is not a file");
+                None
+            }
+        }
+    }
+
+    fn open_link(&self, url: &str) -> Result<(), String> {
+        crate::links::open_external(url)
     }
 }

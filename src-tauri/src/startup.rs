@@ -44,6 +44,7 @@ pub(crate) fn run() -> ExitCode {
     let setup_host = host.clone();
     let app = builder
         .plugin(tauri_plugin_dialog::init())
+        .plugin(crate::links::plugin())
         .on_page_load(crate::webview::on_page_load)
         .plugin(crate::shortcut::plugin())
         .setup(move |app| {

@@ -30,6 +30,7 @@ fn notifications_reach_the_server_and_a_click_comes_back() {
                 summary: "Run finished".to_owned(),
                 body: "nobody listens".to_owned(),
                 kind: NotificationKind::Finished,
+                approval: None,
             })
             .is_err()
     );
@@ -47,6 +48,7 @@ fn notifications_reach_the_server_and_a_click_comes_back() {
             summary: "Run finished".to_owned(),
             body: "Pizza & pasta\nDough at noon, <bake> at six.".to_owned(),
             kind: NotificationKind::Finished,
+            approval: None,
         })
         .unwrap();
     let shown = server
@@ -81,6 +83,7 @@ fn notifications_reach_the_server_and_a_click_comes_back() {
             summary: "Action required".to_owned(),
             body: "Pizza & pasta\nWrite file needs your approval.".to_owned(),
             kind: NotificationKind::ActionRequired,
+            approval: None,
         })
         .unwrap();
     let replacing = server

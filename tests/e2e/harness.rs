@@ -43,6 +43,12 @@ impl Sandbox {
     pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
+
+    /// The file the app's native save dialog answers with (no one is there
+    /// to click it).
+    pub(crate) fn save_dialog_answer(&self) -> PathBuf {
+        self.dir.path().join("dough.md")
+    }
 }
 
 /// The environment every launch of a sandbox's app gets: its own HOME, XDG
@@ -61,6 +67,7 @@ fn app_env(sandbox: &Sandbox, data_root: &Path) -> Result<Vec<(&'static str, Pat
         ("XDG_CACHE_HOME", home.join(".cache")),
         ("XDG_RUNTIME_DIR", runtime_dir),
         ("RUST_LOG", PathBuf::from("info")),
+        ("PIZZA_SAVE_DIALOG_ANSWER", sandbox.save_dialog_answer()),
         ("HOME", home),
     ])
 }

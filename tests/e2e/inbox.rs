@@ -58,7 +58,7 @@ async fn organise_search_fork_export_and_restart() -> Result<()> {
         Ok(())
     })
     .await?;
-    let export_path = sandbox.path().join("dough.md");
+    let export_path = sandbox.save_dialog_answer();
 
     let app = App::start(&sandbox, "inbox").await?;
     app.run(async |app| {
@@ -133,14 +133,16 @@ async fn organise_search_fork_export_and_restart() -> Result<()> {
         wait_count(app, "all", "3").await?;
 
         eprintln!("step: export");
-        // Export the dough thread as Markdown (the save dialog is native; the
-        // command behind it is called as the UI calls it).
+        // Export the dough thread as Markdown (the save dialog is native: the
+        // sandbox's app answers it with `export_path`; the commands behind it
+        // are called as the UI calls them).
         let id = app.eval("return [...document.querySelectorAll('[data-testid=thread-row]')].find(r => r.textContent.includes('Pizza dough notes') && !r.textContent.includes('(fork)'))?.dataset.threadId").await?;
         let script = format!(
             "const done = arguments[arguments.length - 1];
-             window.__TAURI_INTERNALS__.invoke('thread_export', {{thread_id: {id}, format: 'markdown', path: {path}}})
-               .then((r) => done(r.bytes), (e) => done(JSON.stringify(e)));",
-            path = json!(export_path.display().to_string())
+             const invoke = window.__TAURI_INTERNALS__.invoke;
+             invoke('export_choose', {{format: 'markdown', suggested_name: 'Pizza dough notes'}})
+               .then((target) => invoke('thread_export', {{thread_id: {id}, format: 'markdown', token: target.token}}))
+               .then((r) => done(r.bytes), (e) => done(JSON.stringify(e)));"
         );
         let bytes = app.client.execute_async(&script, vec![]).await?;
         ensure!(bytes.as_u64().is_some_and(|b| b > 0), "export answered {bytes}");

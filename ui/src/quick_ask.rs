@@ -150,7 +150,13 @@ fn Answer(thread_id: ThreadId, run_id: RunId) -> impl IntoView {
     // From the start of the thread: a quick answer may be over already.
     run.subscribe(Some(0));
     view! {
-        <div class="quick-ask__feed" data-testid="quick-ask-answer">
+        <div
+            class="quick-ask__feed"
+            data-testid="quick-ask-answer"
+            on:click=move |ev| {
+                crate::links::follow_outside(&ev);
+            }
+        >
             <For
                 each=move || messages.get().into_iter().filter(|m| m.role == Role::Assistant)
                 key=|m| m.id.clone()

@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use pizza_llm::{CancellationToken, ModelClient, Usage};
 use pizza_protocol::{
-    ApiError, Decision, Interrupt, InterruptResponse, MessageView, RememberScope, RunEvent,
-    RunStatus,
+    ApiError, DecidedFrom, Decision, DecisionKind, Interrupt, InterruptResponse, MessageView,
+    RememberScope, RunEvent, RunStatus,
 };
 use pizza_store::{StepCommit, Store};
 use pizza_tools::ToolRegistry;
@@ -16,7 +16,7 @@ use crate::meta::{Approved, StepMeta};
 use crate::profile::RunProfile;
 use crate::run::RunLoop;
 use crate::sink::EventSink;
-use crate::transcript::{pending_calls, tool_result_message};
+use crate::transcript::{notice_message, pending_calls, tool_result_message};
 
 /// One run to drive.
 #[derive(Debug, Clone)]
@@ -206,6 +206,10 @@ impl Agent {
         let mut meta = StepMeta::load(state.checkpoint.as_ref().map(|c| &c.metadata), run_id);
         let mut messages = Vec::new();
         let mut remember = Vec::new();
+        // Said in the same step as the decisions, so it is never lost or doubled.
+        if let Some(notice) = decided_notice(&response) {
+            messages.push(notice_message(notice));
+        }
         for request in &pending.requests {
             let decision = response.decisions.remove(&request.call_id).ok_or_else(|| {
                 Error::invalid(format!(
@@ -297,5 +301,21 @@ impl Agent {
                 .collect(),
             remember,
         })
+    }
+}
+
+/// What the thread says about decisions made outside the approval card.
+fn decided_notice(response: &InterruptResponse) -> Option<&'static str> {
+    match response.decided_from {
+        DecidedFrom::Window => None,
+        DecidedFrom::Notification => {
+            let kinds: HashSet<DecisionKind> =
+                response.decisions.values().map(Decision::kind).collect();
+            Some(match kinds.iter().collect::<Vec<_>>().as_slice() {
+                [DecisionKind::Approve] => "Approved from the notification.",
+                [DecisionKind::Reject] => "Denied from the notification.",
+                _ => "Decided from the notification.",
+            })
+        }
     }
 }

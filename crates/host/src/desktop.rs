@@ -5,11 +5,12 @@
 //! in once its windows exist ([`Host::set_desktop_shell`]); the host keeps
 //! the chosen shortcut in settings and what became of it.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use pizza_protocol::{
-    ApiError, DEFAULT_QUICK_ASK_SHORTCUT, ErrorCode, QuickAskHideParams, QuickAskOpenThreadParams,
-    ShortcutGetParams, ShortcutSetParams, ShortcutStatus,
+    ApiError, DEFAULT_QUICK_ASK_SHORTCUT, ErrorCode, LinkOpenParams, QuickAskHideParams,
+    QuickAskOpenThreadParams, ShortcutGetParams, ShortcutSetParams, ShortcutStatus,
 };
 
 use pizza_store::Store;
@@ -43,6 +44,31 @@ pub trait DesktopShell: Send + Sync {
     fn set_quick_ask_shortcut(&self, accelerator: Option<&str>) -> Result<(), ShortcutError>;
     /// Why this system cannot have global shortcuts, if it cannot.
     fn shortcuts_unsupported(&self) -> Option<String>;
+    /// Shows the native save dialog and waits for the person's answer
+    /// (`None`: cancelled, or no dialog here). Blocks: the host calls it off
+    /// its async threads.
+    fn choose_save_file(&self, dialog: SaveDialog) -> Option<PathBuf> {
+        let _ = dialog;
+        None
+    }
+    /// Opens `url` (already checked with
+    /// [`is_external_link`](pizza_protocol::is_external_link)) in the
+    /// system's browser or mail app.
+    fn open_link(&self, url: &str) -> Result<(), String> {
+        Err(format!("this build cannot open {url}"))
+    }
+}
+
+/// What the native save dialog shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaveDialog {
+    pub title: String,
+    /// A file name, no folder.
+    pub suggested_name: String,
+    /// The file-type filter's name, e.g. "Markdown".
+    pub filter_name: String,
+    /// Its extension, without the dot.
+    pub extension: String,
 }
 
 /// The host's side: the shell once plugged in, the shortcut's state, and
@@ -134,6 +160,37 @@ impl DesktopService {
         Ok(())
     }
 
+    /// The save dialog's answer, waited for off the async threads.
+    pub(crate) async fn choose_save_file(
+        &self,
+        dialog: SaveDialog,
+    ) -> Result<Option<PathBuf>, ApiError> {
+        let shell = self.shell()?;
+        tokio::task::spawn_blocking(move || shell.choose_save_file(dialog))
+            .await
+            .map_err(|e| {
+                ApiError::general("The save dialog closed unexpectedly.")
+                    .with_details(e.to_string())
+            })
+    }
+
+    /// Hands an allowed link to the system; anything else is refused.
+    pub(crate) async fn link_open(&self, params: LinkOpenParams) -> Result<(), ApiError> {
+        if !pizza_protocol::is_external_link(&params.url) {
+            return Err(ApiError::invalid_input(
+                "Only web (http, https) and email (mailto) links can be opened.",
+            ));
+        }
+        let shell = self.shell()?;
+        let url = params.url;
+        tokio::task::spawn_blocking(move || shell.open_link(&url))
+            .await
+            .map_err(|e| ApiError::general("Could not open the link.").with_details(e.to_string()))?
+            .map_err(|reason| {
+                ApiError::general("Could not open the link in your browser.").with_details(reason)
+            })
+    }
+
     pub(crate) async fn shortcut_get(
         &self,
         _params: ShortcutGetParams,
@@ -196,6 +253,11 @@ impl Host {
 
     pub async fn quick_ask_hide(&self, params: QuickAskHideParams) -> Result<(), ApiError> {
         self.inner.desktop.quick_ask_hide(params).await
+    }
+
+    /// Opens an `http`, `https` or `mailto` link outside the app.
+    pub async fn link_open(&self, params: LinkOpenParams) -> Result<(), ApiError> {
+        self.inner.desktop.link_open(params).await
     }
 
     pub async fn quick_ask_open_thread(

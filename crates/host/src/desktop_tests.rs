@@ -46,6 +46,11 @@ impl DesktopShell for RecordingShell {
     fn shortcuts_unsupported(&self) -> Option<String> {
         self.unsupported.clone()
     }
+
+    fn open_link(&self, url: &str) -> Result<(), String> {
+        self.calls.lock().unwrap().push(format!("link {url}"));
+        Ok(())
+    }
 }
 
 #[tokio::test]
@@ -170,6 +175,37 @@ async fn quick_ask_commands_reach_the_shell_and_check_the_thread() {
             format!("shortcut {DEFAULT_QUICK_ASK_SHORTCUT}"),
             "hide".to_owned(),
             format!("open {}", thread.id)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn only_web_and_mail_links_reach_the_shell() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root, &FakeModel::new()).await;
+    let shell = Arc::new(RecordingShell::default());
+    host.set_desktop_shell(shell.clone()).await;
+    let link = |url: &str| {
+        host.link_open(LinkOpenParams {
+            url: url.to_owned(),
+        })
+    };
+    for refused in [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "tauri://localhost/",
+    ] {
+        let error = link(refused).await.unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidInput, "{refused}");
+    }
+    link("https://example.com/dough").await.unwrap();
+    link("mailto:pizza@example.com").await.unwrap();
+    assert_eq!(
+        shell.calls(),
+        [
+            format!("shortcut {DEFAULT_QUICK_ASK_SHORTCUT}"),
+            "link https://example.com/dough".to_owned(),
+            "link mailto:pizza@example.com".to_owned(),
         ]
     );
 }

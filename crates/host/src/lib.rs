@@ -18,9 +18,12 @@ mod shutdown;
 mod threads;
 
 pub use data_root::{DATA_VERSION, DataRoot};
-pub use desktop::{DesktopShell, ShortcutError};
+pub use desktop::{DesktopShell, SaveDialog, ShortcutError};
 pub use error::{HostError, Result};
-pub use notify::{NoNotifier, Notification, NotificationKind, Notifier, NotifyError};
+pub use notify::{
+    NoNotifier, Notification, NotificationDecision, NotificationKind, Notifier, NotifyError,
+    PendingApproval,
+};
 pub use runs::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 pub use secrets::{NoSecretStore, SecretError, SecretStore};
 pub use shutdown::ShutdownReport;

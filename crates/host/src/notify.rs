@@ -17,15 +17,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pizza_protocol::{
-    ApiError, AppEvent, NotificationPrefs, NotificationStatus, NotificationStatusParams,
-    NotificationTakePendingParams, ThreadId,
+    ApiError, AppEvent, DecidedFrom, Decision, DecisionKind, ErrorCode, Interrupt,
+    InterruptResponse, NotificationPrefs, NotificationStatus, NotificationStatusParams,
+    NotificationTakePendingParams, RunStartResponse, ThreadId,
 };
 use pizza_store as store;
 
-use crate::Host;
 use crate::events::AppEvents;
 use crate::presence::WindowPresence;
 use crate::settings::keys;
+use crate::{Host, RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 pub(crate) use policy::answer_excerpt;
 
 /// Activity entries read per page while announcing.
@@ -52,6 +53,26 @@ pub struct Notification {
     /// The thread's title, then one line of detail.
     pub body: String,
     pub kind: NotificationKind,
+    /// Set when the run waits on exactly one gated call that can be approved
+    /// or denied as it is: the notification may offer Approve and Deny,
+    /// answered with [`Host::notification_decide`].
+    pub approval: Option<PendingApproval>,
+}
+
+/// The one gated call an "Action required" notification can decide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingApproval {
+    pub interrupt_id: String,
+    pub call_id: String,
+}
+
+/// A person's answer from a notification's Approve or Deny button.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotificationDecision {
+    pub thread_id: ThreadId,
+    pub approval: PendingApproval,
+    /// Approve (`true`) or Deny.
+    pub approve: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -203,9 +224,12 @@ impl Notifications {
                 return Ok(());
             }
             for entry in entries {
-                if let Some(notification) = policy::notification_for(&entry, prefs)
+                if let Some(mut notification) = policy::notification_for(&entry, prefs)
                     && !self.presence.is_in_view(&entry.thread_id)
                 {
+                    if notification.kind == NotificationKind::ActionRequired {
+                        notification.approval = self.single_pending_call(&entry.thread_id).await;
+                    }
                     self.show(notification).await;
                 }
                 cursor = entry.cursor;
@@ -213,6 +237,35 @@ impl Notifications {
                     .write(&self.store, &cursor)
                     .await?;
             }
+        }
+    }
+
+    /// The thread's pending interrupt when it is one call the person may
+    /// approve or deny as it is; anything more needs the card.
+    async fn single_pending_call(&self, thread_id: &str) -> Option<PendingApproval> {
+        let head = match self.store.history(thread_id, None, 1).await {
+            Ok(head) => head,
+            Err(error) => {
+                tracing::debug!(%error, thread_id, "no pending interrupt to decide from a notification");
+                return None;
+            }
+        };
+        let interrupt: Interrupt = head
+            .into_iter()
+            .next()
+            .and_then(|c| c.interrupt)
+            .and_then(|value| serde_json::from_value(value).ok())?;
+        match interrupt.requests.as_slice() {
+            [only]
+                if only.allowed.contains(&DecisionKind::Approve)
+                    && only.allowed.contains(&DecisionKind::Reject) =>
+            {
+                Some(PendingApproval {
+                    interrupt_id: interrupt.interrupt_id.clone(),
+                    call_id: only.call_id.clone(),
+                })
+            }
+            _ => None,
         }
     }
 
@@ -259,6 +312,53 @@ impl Host {
     /// A notification for `thread_id` was clicked.
     pub fn notification_clicked(&self, thread_id: ThreadId) {
         self.inner.notifications.clicked(thread_id);
+    }
+
+    /// Approve or Deny pressed on an "Action required" notification: the
+    /// same path as the approval card, so it applies exactly once. A second
+    /// press, or one after the card decided, is `CONFLICT` and changes
+    /// nothing; the thread says the decision came from the notification.
+    pub async fn notification_decide(
+        &self,
+        decision: NotificationDecision,
+    ) -> Result<RunStartResponse, ApiError> {
+        let NotificationDecision {
+            thread_id,
+            approval,
+            approve,
+        } = decision;
+        let choice = if approve {
+            Decision::APPROVE
+        } else {
+            Decision::Reject { message: None }
+        };
+        let started = self
+            .start(RunStart {
+                target: StartTarget::Thread(thread_id.clone()),
+                begin: RunBegin::Decisions(InterruptResponse {
+                    interrupt_id: approval.interrupt_id,
+                    decisions: [(approval.call_id, choice)].into(),
+                    decided_from: DecidedFrom::Notification,
+                }),
+                source: RunSource::User,
+                model: None,
+                when_busy: WhenBusy::Refuse,
+            })
+            .await;
+        match started {
+            Ok(Started::Run { thread_id, run_id }) => Ok(RunStartResponse { thread_id, run_id }),
+            Ok(Started::Queued { .. }) => Err(ApiError::general(
+                "The decision was not applied; open the thread to decide.",
+            )),
+            Err(error) => {
+                if error.code == ErrorCode::Conflict {
+                    tracing::info!(thread_id, message = %error.message, "a notification's decision came too late; nothing changed");
+                } else {
+                    tracing::warn!(thread_id, code = %error.code, message = %error.message, "a notification's decision failed");
+                }
+                Err(error)
+            }
+        }
     }
 
     pub async fn notification_take_pending(

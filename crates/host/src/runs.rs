@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use pizza_protocol::{
-    ApiError, InterruptResponse, QueueAddParams, QueueAddResponse, QueueRemoveParams,
+    ApiError, DecidedFrom, InterruptResponse, QueueAddParams, QueueAddResponse, QueueRemoveParams,
     RunCancelParams, RunCancelResponse, RunEventFrame, RunRespondParams, RunStartParams,
     RunStartResponse, ThreadId, ThreadIdParams, ThreadSource, ThreadSubscribeParams,
     ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
@@ -37,6 +37,10 @@ use crate::{Host, HostError};
 pub(crate) use agent_runtime::AgentRuntime;
 use registry::{Reservation, RunRegistry};
 pub use start::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
+
+/// The owner of subscriptions opened without a window (tests, the host's
+/// own callers); no window label is empty.
+const HOST_OWNER: &str = "";
 
 fn store_err(err: store::Error) -> ApiError {
     HostError::from(err).into()
@@ -154,6 +158,7 @@ impl RunService {
                 begin: RunBegin::Decisions(InterruptResponse {
                     interrupt_id: params.interrupt_id,
                     decisions: params.decisions,
+                    decided_from: DecidedFrom::Window,
                 }),
                 source: RunSource::User,
                 model: None,
@@ -241,6 +246,7 @@ impl RunService {
     /// behind gets a `lagged` frame and its stream ends.
     pub(crate) async fn thread_subscribe(
         &self,
+        owner: &str,
         params: ThreadSubscribeParams,
     ) -> Result<(ThreadSubscribeResponse, mpsc::Receiver<RunEventFrame>), ApiError> {
         // An unknown thread is a mistake worth reporting, not an empty stream.
@@ -248,7 +254,9 @@ impl RunService {
             .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
-        let subscription = self.registry.subscribe(&params.thread_id, params.since);
+        let subscription = self
+            .registry
+            .subscribe(&params.thread_id, params.since, owner);
         Ok((
             ThreadSubscribeResponse {
                 subscription_id: subscription.id,
@@ -260,10 +268,11 @@ impl RunService {
 
     pub(crate) async fn thread_unsubscribe(
         &self,
+        owner: &str,
         params: ThreadUnsubscribeParams,
     ) -> Result<(), ApiError> {
         self.registry
-            .unsubscribe(&params.thread_id, params.subscription_id);
+            .unsubscribe(&params.thread_id, &params.subscription_id, owner);
         Ok(())
     }
 
@@ -324,14 +333,35 @@ impl Host {
         &self,
         params: ThreadSubscribeParams,
     ) -> Result<(ThreadSubscribeResponse, mpsc::Receiver<RunEventFrame>), ApiError> {
-        self.runs().thread_subscribe(params).await
+        self.runs().thread_subscribe(HOST_OWNER, params).await
     }
 
+    /// [`thread_subscribe`](Self::thread_subscribe) for a window: only
+    /// `window` (its label) can end the subscription.
+    pub async fn thread_subscribe_from(
+        &self,
+        window: &str,
+        params: ThreadSubscribeParams,
+    ) -> Result<(ThreadSubscribeResponse, mpsc::Receiver<RunEventFrame>), ApiError> {
+        self.runs().thread_subscribe(window, params).await
+    }
+
+    /// Ends a subscription opened with [`thread_subscribe`](Self::thread_subscribe).
     pub async fn thread_unsubscribe(
         &self,
         params: ThreadUnsubscribeParams,
     ) -> Result<(), ApiError> {
-        self.runs().thread_unsubscribe(params).await
+        self.runs().thread_unsubscribe(HOST_OWNER, params).await
+    }
+
+    /// Ends `window`'s subscription; another window's with that id (or an
+    /// unknown id) is left alone, and is not an error either.
+    pub async fn thread_unsubscribe_from(
+        &self,
+        window: &str,
+        params: ThreadUnsubscribeParams,
+    ) -> Result<(), ApiError> {
+        self.runs().thread_unsubscribe(window, params).await
     }
 
     pub async fn thread_viewing(&self, params: ThreadViewingParams) -> Result<(), ApiError> {
@@ -381,3 +411,5 @@ mod tests_hitl;
 mod tests_queue;
 #[cfg(test)]
 mod tests_trust;
+#[cfg(test)]
+mod tests_windows;

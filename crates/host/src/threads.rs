@@ -35,6 +35,8 @@ pub(crate) struct ThreadService {
     store: store::Store,
     events: AppEvents,
     registry: Arc<RunRegistry>,
+    /// Files chosen in the save dialog, each good for one export.
+    export_targets: export::ExportTargets,
 }
 
 impl ThreadService {
@@ -43,6 +45,7 @@ impl ThreadService {
             store,
             events,
             registry,
+            export_targets: export::ExportTargets::default(),
         }
     }
 

@@ -103,7 +103,11 @@ commands! {
     ThreadHistory = "thread_history", crate::ThreadIdParams => Vec<crate::CheckpointView>;
     /// Full-text search over every message.
     ThreadSearch = "thread_search", crate::ThreadSearchParams => Vec<crate::SearchHit>;
-    /// Writes the thread to a file as Markdown or JSON Lines.
+    /// Asks where to save an export in the native save dialog; `None` when
+    /// the person cancelled. The answer's token is good for one export.
+    ExportChoose = "export_choose", crate::ExportChooseParams => Option<crate::ExportTarget>;
+    /// Writes the thread as Markdown or JSON Lines to the file chosen with
+    /// `export_choose`; `PERMISSION_DENIED` without a fresh token.
     ThreadExport = "thread_export", crate::ThreadExportParams => crate::ThreadExportResponse;
 
     /// Every granted folder.
@@ -186,6 +190,11 @@ commands! {
     NotificationStatus = "notification_status", crate::NotificationStatusParams => crate::NotificationStatus;
     /// Takes the thread a clicked notification asks to show, once.
     NotificationTakePending = "notification_take_pending", crate::NotificationTakePendingParams => Option<crate::ThreadId>;
+
+    /// Opens an `http`, `https` or `mailto` link in the system's browser or
+    /// mail app; any other link is `INVALID_INPUT`. The webview itself never
+    /// navigates away from the app.
+    LinkOpen = "link_open", crate::LinkOpenParams => ();
 }
 
 #[cfg(test)]

@@ -8,11 +8,13 @@ mod error;
 mod event;
 mod folder;
 mod grant;
+mod link;
 mod memory;
 mod notification;
 mod provider;
 mod run;
 mod run_commands;
+mod scope;
 mod settings;
 mod thread;
 
@@ -38,6 +40,7 @@ pub use grant::{
     GRANT_ID_MAX, GRANT_PATH_MAX, GrantAccess, GrantAddParams, GrantList, GrantListParams,
     GrantRemoveParams, GrantUpdateParams, GrantView,
 };
+pub use link::{LINK_MAX, LinkOpenParams, is_external_link};
 pub use memory::{
     MEMORY_CONTENT_MAX, MEMORY_NAME_MAX, MEMORY_PREVIEW_CHARS, MemoryEntry, MemoryFile, MemoryList,
     MemoryListParams, MemoryNameParams, MemoryWriteParams,
@@ -52,21 +55,22 @@ pub use provider::{
     ProviderListParams, ProviderStatus, ProviderTestResult,
 };
 pub use run::{
-    ApprovalRequest, Decision, DecisionKind, Interrupt, InterruptResponse, RunEvent, RunEventFrame,
-    RunId, RunStatus,
+    ApprovalRequest, DecidedFrom, Decision, DecisionKind, Interrupt, InterruptResponse, RunEvent,
+    RunEventFrame, RunId, RunStatus,
 };
 pub use run_commands::{
     MESSAGE_TEXT_MAX_BYTES, QueueAddParams, QueueAddResponse, QueueRemoveParams, RunCancelParams,
     RunCancelResponse, RunRespondParams, RunStartParams, RunStartResponse, ThreadSubscribeParams,
     ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
+pub use scope::{QUICK_ASK_COMMANDS, WindowScope};
 pub use settings::{NotificationPrefs, Settings, SettingsGetParams, SettingsPatch, Theme};
 pub use thread::{
-    CheckpointView, ExportFormat, FolderId, FolderMove, MessageId, MessagePart, MessageView,
-    QueuedMessage, Role, RunBrief, SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail,
-    ThreadExportParams, ThreadExportResponse, ThreadForkParams, ThreadGetParams, ThreadId,
-    ThreadIdParams, ThreadListParams, ThreadListResponse, ThreadSearchParams, ThreadSource,
-    ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
+    CheckpointView, ExportChooseParams, ExportFormat, ExportTarget, FolderId, FolderMove,
+    MessageId, MessagePart, MessageView, QueuedMessage, Role, RunBrief, SearchHit, SnippetPart,
+    ThreadCreateParams, ThreadDetail, ThreadExportParams, ThreadExportResponse, ThreadForkParams,
+    ThreadGetParams, ThreadId, ThreadIdParams, ThreadListParams, ThreadListResponse,
+    ThreadSearchParams, ThreadSource, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
 };
 
 /// Bumped whenever a command or DTO changes incompatibly.

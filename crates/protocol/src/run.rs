@@ -166,6 +166,28 @@ impl Decision {
 pub struct InterruptResponse {
     pub interrupt_id: String,
     pub decisions: BTreeMap<String, Decision>,
+    /// Where the person decided. The host sets it from the path the
+    /// decisions came by (`run_respond` is always the window).
+    #[serde(default, skip_serializing_if = "DecidedFrom::is_window")]
+    pub decided_from: DecidedFrom,
+}
+
+/// Where a person answered an interrupt; the thread says so when it was not
+/// the window's approval card.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedFrom {
+    /// The approval card in a window.
+    #[default]
+    Window,
+    /// The Approve or Deny button of the "Action required" notification.
+    Notification,
+}
+
+impl DecidedFrom {
+    pub fn is_window(&self) -> bool {
+        *self == Self::Window
+    }
 }
 
 #[cfg(test)]

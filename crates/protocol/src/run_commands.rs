@@ -102,7 +102,9 @@ pub struct ThreadSubscribeParams {
 /// The subscription is open; frames arrive on the channel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadSubscribeResponse {
-    pub subscription_id: u64,
+    /// Random and unguessable; only the window that opened the
+    /// subscription can end it.
+    pub subscription_id: String,
     /// The thread's live run when the subscription opened.
     pub live_run_id: Option<RunId>,
 }
@@ -113,7 +115,7 @@ pub struct ThreadSubscribeResponse {
 #[serde(deny_unknown_fields)]
 pub struct ThreadUnsubscribeParams {
     pub thread_id: ThreadId,
-    pub subscription_id: u64,
+    pub subscription_id: String,
 }
 
 /// Which thread the user is looking at (`None`: none); a run that ends on

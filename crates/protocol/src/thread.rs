@@ -262,12 +262,33 @@ pub enum ExportFormat {
     Jsonl,
 }
 
+/// Writes a thread to the file the person chose with `export_choose`. The
+/// page never names the path: a path it sent alone would let any script in
+/// it write anywhere the user can.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ThreadExportParams {
     pub thread_id: ThreadId,
     pub format: ExportFormat,
-    /// An absolute path chosen by the user; its folder must exist.
+    /// The one-time token `export_choose` answered.
+    pub token: String,
+}
+
+/// Asks the person where to save an export, in the native save dialog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportChooseParams {
+    pub format: ExportFormat,
+    /// The file name the dialog suggests (without a folder).
+    #[serde(default)]
+    pub suggested_name: Option<String>,
+}
+
+/// The file the person chose: `token` lets one `thread_export` write it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportTarget {
+    pub token: String,
+    /// The chosen path, to show.
     pub path: String,
 }
 

@@ -53,6 +53,8 @@ impl Log {
 
 struct Server {
     log: Arc<Log>,
+    /// What `GetCapabilities` answers.
+    capabilities: Vec<String>,
 }
 
 #[zbus::interface(name = "org.freedesktop.Notifications")]
@@ -109,7 +111,7 @@ impl Server {
     }
 
     fn get_capabilities(&self) -> Vec<String> {
-        vec!["actions".to_owned(), "body".to_owned()]
+        self.capabilities.clone()
     }
 
     fn get_server_information(&self) -> (String, String, String, String) {
@@ -151,9 +153,16 @@ impl std::fmt::Debug for NotificationServer {
 }
 
 impl NotificationServer {
-    /// Serves on the session bus and owns the notifications name. Fails
-    /// (never skips) without a session bus or when the name is taken.
+    /// Serves on the session bus and owns the notifications name, with
+    /// action buttons (`actions`) and plain bodies (`body`). Fails (never
+    /// skips) without a session bus or when the name is taken.
     pub fn start() -> Result<Self, String> {
+        Self::start_with_capabilities(&["actions", "body"])
+    }
+
+    /// [`start`](Self::start) for a server whose `GetCapabilities` answers
+    /// `capabilities`, e.g. one without `actions` that shows no buttons.
+    pub fn start_with_capabilities(capabilities: &[&str]) -> Result<Self, String> {
         if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
             return Err(
                 "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset): run the notification \
@@ -163,7 +172,15 @@ impl NotificationServer {
         }
         let log = Arc::new(Log::default());
         let connection = zbus::blocking::connection::Builder::session()
-            .and_then(|b| b.serve_at(PATH, Server { log: log.clone() }))
+            .and_then(|b| {
+                b.serve_at(
+                    PATH,
+                    Server {
+                        log: log.clone(),
+                        capabilities: capabilities.iter().map(|&c| c.to_owned()).collect(),
+                    },
+                )
+            })
             .and_then(|b| b.name(NAME))
             .and_then(zbus::blocking::connection::Builder::build)
             .map_err(|e| format!("starting the notification server on the session bus: {e}"))?;

@@ -8,6 +8,9 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::QuickAskOpenThread, _, _>(|host, params| async move {
         host.quick_ask_open_thread(params).await
     });
+    registry.register::<cmd::LinkOpen, _, _>(
+        |host, params| async move { host.link_open(params).await },
+    );
     registry.register::<cmd::ShortcutGet, _, _>(|host, params| async move {
         host.shortcut_get(params).await
     });

@@ -10,19 +10,22 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::QueueAdd, _, _>(|host, p| async move { host.queue_add(p).await });
     registry
         .register::<cmd::QueueRemove, _, _>(|host, p| async move { host.queue_remove(p).await });
-    registry.register::<cmd::ThreadUnsubscribe, _, _>(|host, p| async move {
-        host.thread_unsubscribe(p).await
+    // Bound to the window: another window's unsubscribe leaves it alone.
+    registry.register_from_window::<cmd::ThreadUnsubscribe, _, _>(|host, window, p| async move {
+        host.thread_unsubscribe_from(&window, p).await
     });
     registry.register::<cmd::ThreadViewing, _, _>(
         |host, p| async move { host.thread_viewing(p).await },
     );
-    registry.register_streaming::<cmd::ThreadSubscribe, _, _>(|host, p, channel| async move {
-        let (response, frames) = host.thread_subscribe(p).await?;
-        // Forwards until the stream ends (lagged) or the webview is gone;
-        // dropping `frames` then unsubscribes. Runs are never tied to it.
-        tauri::async_runtime::spawn(crate::frames::forward(frames, move |frame| {
-            channel.send(frame).is_ok()
-        }));
-        Ok(response)
-    });
+    registry.register_streaming::<cmd::ThreadSubscribe, _, _>(
+        |host, window, p, channel| async move {
+            let (response, frames) = host.thread_subscribe_from(&window, p).await?;
+            // Forwards until the stream ends (lagged) or the webview is gone;
+            // dropping `frames` then unsubscribes. Runs are never tied to it.
+            tauri::async_runtime::spawn(crate::frames::forward(frames, move |frame| {
+                channel.send(frame).is_ok()
+            }));
+            Ok(response)
+        },
+    );
 }

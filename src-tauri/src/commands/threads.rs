@@ -18,4 +18,6 @@ pub(super) fn register(registry: &mut CommandRegistry) {
         .register::<cmd::ThreadSearch, _, _>(|host, p| async move { host.thread_search(p).await });
     registry
         .register::<cmd::ThreadExport, _, _>(|host, p| async move { host.thread_export(p).await });
+    registry
+        .register::<cmd::ExportChoose, _, _>(|host, p| async move { host.export_choose(p).await });
 }

@@ -44,6 +44,7 @@ fn approve_all(outcome: &RunOutcome, decision: &Decision) -> InterruptResponse {
             .iter()
             .map(|r| (r.call_id.clone(), decision.clone()))
             .collect(),
+        decided_from: pizza_protocol::DecidedFrom::Window,
     }
 }
 

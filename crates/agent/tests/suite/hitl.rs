@@ -67,6 +67,7 @@ fn decide(outcome: &RunOutcome, decisions: &[(&str, Decision)]) -> InterruptResp
             .iter()
             .map(|(id, d)| ((*id).to_owned(), d.clone()))
             .collect::<BTreeMap<_, _>>(),
+        decided_from: pizza_protocol::DecidedFrom::Window,
     }
 }
 

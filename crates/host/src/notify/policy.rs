@@ -78,6 +78,7 @@ pub(crate) fn notification_for(
         summary: summary.to_owned(),
         body,
         kind,
+        approval: None,
     })
 }
 

@@ -88,6 +88,7 @@ fn note(thread_id: &str, summary: &str, body: &str, kind: NotificationKind) -> N
         summary: summary.to_owned(),
         body: body.to_owned(),
         kind,
+        approval: None,
     }
 }
 
@@ -195,8 +196,11 @@ async fn a_paused_run_asks_for_action_naming_the_tool() {
     let host = open(&root, &model, recording.clone()).await;
     crate::runs::tests::ask_before_writes(&host).await;
     let thread = run(&host, None, "save a note").await;
+    let mut shown = recording.until(1).await;
+    // The one gated call can be decided from the notification.
+    assert!(shown[0].approval.take().is_some());
     assert_eq!(
-        recording.until(1).await,
+        shown,
         vec![note(
             &thread,
             "Action required",
@@ -362,4 +366,141 @@ async fn a_click_is_kept_until_the_window_takes_it() {
         .await
         .unwrap();
     assert!(status.available);
+}
+
+/// Lets the agent write `/memories/`, where writes ask first.
+async fn remember(host: &Host) {
+    host.settings_update(SettingsPatch {
+        memories_enabled: Some(true),
+        ..SettingsPatch::default()
+    })
+    .await
+    .unwrap();
+}
+
+/// The thread's notices, oldest first.
+async fn notices(host: &Host, thread_id: &str) -> Vec<String> {
+    host.thread_get(pizza_protocol::ThreadGetParams {
+        thread_id: thread_id.to_owned(),
+        ..pizza_protocol::ThreadGetParams::default()
+    })
+    .await
+    .unwrap()
+    .messages
+    .into_iter()
+    .flat_map(|m| m.parts)
+    .filter_map(|part| match part {
+        pizza_protocol::MessagePart::Notice { text } => Some(text),
+        _ => None,
+    })
+    .collect()
+}
+
+#[tokio::test]
+async fn approve_from_the_notification_continues_the_run_once_and_says_so() {
+    let root = TempDataRoot::new().unwrap();
+    let model = FakeModel::with_turns([
+        FakeTurn::tool_call(
+            "c1",
+            "write_file",
+            json!({"file_path": "/memories/dough.md", "content": "rest two hours"}),
+        ),
+        FakeTurn::text("Saved."),
+    ]);
+    let recording = Recording::new();
+    let host = open(&root, &model, recording.clone()).await;
+    remember(&host).await;
+    let thread = run(&host, None, "remember the dough").await;
+    let shown = recording.until(1).await;
+    let approval = shown[0]
+        .approval
+        .clone()
+        .expect("Approve and Deny on the notification");
+    assert_eq!(approval.call_id, "c1");
+    let decision = NotificationDecision {
+        thread_id: thread.clone(),
+        approval,
+        approve: true,
+    };
+
+    let mut events = host.subscribe();
+    let resumed = host.notification_decide(decision.clone()).await.unwrap();
+    assert_eq!(resumed.thread_id, thread);
+    // Pressed again while the run goes on, and after it ended: nothing happens.
+    let again = host
+        .notification_decide(decision.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(again.code, pizza_protocol::ErrorCode::Conflict);
+    activity(&mut events, &resumed.run_id).await;
+    let late = host.notification_decide(decision).await.unwrap_err();
+    assert_eq!(late.code, pizza_protocol::ErrorCode::Conflict);
+
+    let written = std::fs::read_to_string(root.path().join("memories/dough.md")).unwrap();
+    assert_eq!(written, "rest two hours");
+    assert_eq!(
+        notices(&host, &thread).await,
+        vec!["Approved from the notification.".to_owned()]
+    );
+    let runs = host.store().thread_runs(&thread, 5).await.unwrap();
+    assert_eq!(runs.len(), 2, "one paused run and one that continued it");
+}
+
+#[tokio::test]
+async fn deny_from_the_notification_tells_the_model_and_writes_nothing() {
+    let root = TempDataRoot::new().unwrap();
+    let model = FakeModel::with_turns([
+        FakeTurn::tool_call(
+            "c1",
+            "write_file",
+            json!({"file_path": "/memories/dough.md", "content": "rest two hours"}),
+        ),
+        FakeTurn::text("Understood, not saved."),
+    ]);
+    let recording = Recording::new();
+    let host = open(&root, &model, recording.clone()).await;
+    remember(&host).await;
+    let thread = run(&host, None, "remember the dough").await;
+    let approval = recording.until(1).await[0].approval.clone().unwrap();
+    let mut events = host.subscribe();
+    let resumed = host
+        .notification_decide(NotificationDecision {
+            thread_id: thread.clone(),
+            approval,
+            approve: false,
+        })
+        .await
+        .unwrap();
+    activity(&mut events, &resumed.run_id).await;
+    assert!(!root.path().join("memories/dough.md").exists());
+    assert_eq!(
+        notices(&host, &thread).await,
+        vec!["Denied from the notification.".to_owned()]
+    );
+    let told = format!("{:?}", model.requests()[1].messages).contains("rejected");
+    assert!(told, "the model hears the call was denied");
+}
+
+#[tokio::test]
+async fn several_gated_calls_are_decided_on_the_card_only() {
+    let root = TempDataRoot::new().unwrap();
+    let model = FakeModel::with_turns([FakeTurn::tool_calls([
+        (
+            "c1",
+            "write_file",
+            json!({"file_path": "/memories/a.md", "content": "a"}),
+        ),
+        (
+            "c2",
+            "write_file",
+            json!({"file_path": "/memories/b.md", "content": "b"}),
+        ),
+    ])]);
+    let recording = Recording::new();
+    let host = open(&root, &model, recording.clone()).await;
+    remember(&host).await;
+    run(&host, None, "save two notes").await;
+    let shown = recording.until(1).await;
+    assert_eq!(shown[0].kind, NotificationKind::ActionRequired);
+    assert_eq!(shown[0].approval, None);
 }

@@ -33,7 +33,6 @@ pub(crate) struct RunRegistry {
     /// Set once the app is quitting: no run may start after that.
     closed: AtomicBool,
     seq: Arc<AtomicU64>,
-    next_subscription: AtomicU64,
     threads: Mutex<HashMap<ThreadId, Arc<Mutex<ThreadRuns>>>>,
 }
 
@@ -63,7 +62,10 @@ struct RunBuffer {
 
 #[derive(Debug)]
 struct Subscriber {
-    id: u64,
+    /// Random, so one window cannot name another's subscription.
+    id: String,
+    /// Who opened it (a window's label); only they can end it.
+    owner: String,
     tx: mpsc::Sender<RunEventFrame>,
     /// The last seq delivered, for the `lagged` notice.
     last_seq: u64,
@@ -111,7 +113,7 @@ impl ThreadRuns {
 /// A new subscription: the receiver yields the replay, then live frames.
 #[derive(Debug)]
 pub(crate) struct Subscription {
-    pub(crate) id: u64,
+    pub(crate) id: String,
     pub(crate) live_run_id: Option<RunId>,
     pub(crate) frames: mpsc::Receiver<RunEventFrame>,
 }
@@ -234,12 +236,15 @@ impl RunRegistry {
         lock(&entry).live_run_id().cloned()
     }
 
-    /// Drops a subscription; its receiver then ends. Returns whether it existed.
-    pub(crate) fn unsubscribe(&self, thread_id: &str, subscription_id: u64) -> bool {
+    /// Drops `owner`'s subscription; its receiver then ends. Returns whether
+    /// it existed. Another owner's subscription with that id stays.
+    pub(crate) fn unsubscribe(&self, thread_id: &str, subscription_id: &str, owner: &str) -> bool {
         let entry = self.entry(thread_id);
         let mut state = lock(&entry);
         let before = state.subscribers.len();
-        state.subscribers.retain(|s| s.id != subscription_id);
+        state
+            .subscribers
+            .retain(|s| s.id != subscription_id || s.owner != owner);
         state.subscribers.len() != before
     }
 
@@ -247,15 +252,22 @@ impl RunRegistry {
     /// live run's frames), then every new frame of the thread. Replay and
     /// registration happen under the thread's lock, so nothing is missed or
     /// delivered twice.
-    pub(crate) fn subscribe(&self, thread_id: &str, since: Option<u64>) -> Subscription {
+    pub(crate) fn subscribe(
+        &self,
+        thread_id: &str,
+        since: Option<u64>,
+        owner: &str,
+    ) -> Subscription {
         let entry = self.entry(thread_id);
-        let id = self.next_subscription.fetch_add(1, Ordering::Relaxed) + 1;
+        // 122 random bits: not guessable from any other id the window sees.
+        let id = uuid::Uuid::new_v4().simple().to_string();
         let (tx, frames) = mpsc::channel(SUBSCRIBER_QUEUE);
         let mut state = lock(&entry);
         state.purge(Instant::now());
         let live_run_id = state.live_run_id().cloned();
         let mut subscriber = Subscriber {
-            id,
+            id: id.clone(),
+            owner: owner.to_owned(),
             tx,
             last_seq: since.unwrap_or(0),
         };

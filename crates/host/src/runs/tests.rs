@@ -393,7 +393,7 @@ async fn unsubscribing_ends_the_stream_and_forgets_the_subscriber() {
         .unwrap();
     host.thread_unsubscribe(pizza_protocol::ThreadUnsubscribeParams {
         thread_id: thread.clone(),
-        subscription_id: opened.subscription_id,
+        subscription_id: opened.subscription_id.clone(),
     })
     .await
     .unwrap();

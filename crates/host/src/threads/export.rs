@@ -1,24 +1,78 @@
-//! `thread_export`: a thread to a Markdown or JSON Lines file the user chose.
+//! `export_choose` and `thread_export`: a thread to a Markdown or JSON Lines
+//! file the person chose in the native save dialog.
+//!
+//! The page never names the file. `export_choose` asks the desktop shell to
+//! show the dialog, keeps its answer here and gives the page a random
+//! one-time token; `thread_export` writes only to the path a fresh token
+//! stands for. A script in the page can therefore not write anywhere the
+//! person did not just pick.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use super::ThreadService;
 use super::{message_view, store_err};
+use crate::Host;
+use crate::desktop::SaveDialog;
 use pizza_protocol::{
-    ApiError, ExportFormat, MessagePart, MessageView, Role, ThreadExportParams,
-    ThreadExportResponse,
+    ApiError, ErrorCode, ExportChooseParams, ExportFormat, ExportTarget, MessagePart, MessageView,
+    Role, ThreadExportParams, ThreadExportResponse,
 };
-use std::path::PathBuf;
+
+/// Chosen files not yet exported to; an older choice is forgotten first.
+const TARGETS_KEPT: usize = 16;
+
+/// The save dialog's answers since the app started, by token; each is
+/// taken by one export.
+#[derive(Debug, Default)]
+pub(crate) struct ExportTargets {
+    chosen: Mutex<VecDeque<(String, PathBuf)>>,
+}
+
+impl ExportTargets {
+    /// Keeps `path` and answers the token that stands for it.
+    fn remember(&self, path: PathBuf) -> String {
+        let token = uuid::Uuid::new_v4().simple().to_string();
+        let mut chosen = self.chosen.lock().unwrap_or_else(PoisonError::into_inner);
+        if chosen.len() >= TARGETS_KEPT {
+            chosen.pop_front();
+        }
+        chosen.push_back((token.clone(), path));
+        token
+    }
+
+    /// The path `token` stands for, once.
+    fn take(&self, token: &str) -> Option<PathBuf> {
+        let mut chosen = self.chosen.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = chosen.iter().position(|(t, _)| t == token)?;
+        chosen.remove(at).map(|(_, path)| path)
+    }
+}
+
+fn not_chosen() -> ApiError {
+    ApiError::new(
+        ErrorCode::PermissionDenied,
+        "Choose where to save the export first; each choice saves one export.",
+    )
+}
 
 impl ThreadService {
     pub(crate) async fn thread_export(
         &self,
         params: ThreadExportParams,
     ) -> Result<ThreadExportResponse, ApiError> {
-        let path = export_path(&params.path)?;
         let thread = self
             .store
             .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
+        let path = self
+            .export_targets
+            .take(&params.token)
+            .ok_or_else(not_chosen)?;
+        // The folder may have gone since the choice.
+        let path = export_path(&path.display().to_string())?;
         let state = self
             .store
             .state(&thread.id, None)
@@ -41,6 +95,58 @@ impl ThreadService {
             path: path.display().to_string(),
             bytes,
         })
+    }
+
+    /// A file the person chose for an export, as a one-time token.
+    pub(crate) fn export_target(&self, chosen: &Path) -> Result<ExportTarget, ApiError> {
+        let path = export_path(&chosen.display().to_string())?;
+        let shown = path.display().to_string();
+        Ok(ExportTarget {
+            token: self.export_targets.remember(path),
+            path: shown,
+        })
+    }
+}
+
+impl Host {
+    /// Shows the native save dialog; the chosen file comes back as a token
+    /// for one `thread_export` (`None`: the person cancelled).
+    pub async fn export_choose(
+        &self,
+        params: ExportChooseParams,
+    ) -> Result<Option<ExportTarget>, ApiError> {
+        let (filter, extension) = match params.format {
+            ExportFormat::Markdown => ("Markdown", "md"),
+            ExportFormat::Jsonl => ("JSON Lines", "jsonl"),
+        };
+        let name = params
+            .suggested_name
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .unwrap_or("Thread");
+        // A name only: the dialog decides the folder.
+        let name: String = name
+            .chars()
+            .map(|c| {
+                if matches!(c, '/' | '\\' | '\0') {
+                    '_'
+                } else {
+                    c
+                }
+            })
+            .take(120)
+            .collect();
+        let dialog = SaveDialog {
+            title: "Export thread".to_owned(),
+            suggested_name: format!("{name}.{extension}"),
+            filter_name: filter.to_owned(),
+            extension: extension.to_owned(),
+        };
+        match self.inner.desktop.choose_save_file(dialog).await? {
+            Some(path) => self.inner.threads.export_target(&path).map(Some),
+            None => Ok(None),
+        }
     }
 }
 

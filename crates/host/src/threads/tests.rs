@@ -1,9 +1,9 @@
 use crate::Host;
 use pizza_protocol::{
-    AppEvent, ErrorCode, ExportFormat, FolderCreateParams, FolderDeleteParams, FolderListParams,
-    FolderMove, FolderUpdateParams, MessagePart, Role, ThreadCreateParams, ThreadExportParams,
-    ThreadForkParams, ThreadGetParams, ThreadIdParams, ThreadListParams, ThreadSearchParams,
-    ThreadUpdateParams, ThreadView,
+    ApiError, AppEvent, ErrorCode, ExportChooseParams, ExportFormat, ExportTarget,
+    FolderCreateParams, FolderDeleteParams, FolderListParams, FolderMove, FolderUpdateParams,
+    MessagePart, Role, ThreadCreateParams, ThreadExportParams, ThreadForkParams, ThreadGetParams,
+    ThreadIdParams, ThreadListParams, ThreadSearchParams, ThreadUpdateParams, ThreadView,
 };
 use pizza_store::{NewMessage, Role as StoreRole, StepCommit};
 use pizza_test_support::data_root::TempDataRoot;
@@ -349,17 +349,68 @@ async fn fork_pin_rename_delete_and_bad_ids() {
     );
 }
 
+/// A save dialog that answers the paths it is given, in order (then cancels).
+#[derive(Default)]
+struct ChosenFiles(std::sync::Mutex<std::collections::VecDeque<std::path::PathBuf>>);
+
+impl crate::DesktopShell for ChosenFiles {
+    fn open_thread(&self, _thread_id: &str) {}
+    fn hide_quick_ask(&self) {}
+    fn set_quick_ask_shortcut(&self, _: Option<&str>) -> Result<(), crate::ShortcutError> {
+        Ok(())
+    }
+    fn shortcuts_unsupported(&self) -> Option<String> {
+        None
+    }
+    fn choose_save_file(&self, dialog: crate::SaveDialog) -> Option<std::path::PathBuf> {
+        assert!(!dialog.suggested_name.contains('/'), "{dialog:?}");
+        self.0.lock().unwrap().pop_front()
+    }
+}
+
+/// A host whose save dialog answers `paths`, one per `export_choose`.
+async fn with_dialog(host: &Host, paths: &[std::path::PathBuf]) {
+    host.set_desktop_shell(std::sync::Arc::new(ChosenFiles(std::sync::Mutex::new(
+        paths.iter().cloned().collect(),
+    ))))
+    .await;
+}
+
+async fn choose(host: &Host, format: ExportFormat) -> Result<Option<ExportTarget>, ApiError> {
+    host.export_choose(ExportChooseParams {
+        format,
+        suggested_name: Some("Toppings/and more".to_owned()),
+    })
+    .await
+}
+
 #[tokio::test]
 async fn export_markdown_and_jsonl() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root).await;
     let id = seeded(&host, "Toppings").await;
     let md = root.base().join("toppings.md");
+    let jsonl = root.base().join("toppings.jsonl");
+    let bad = [
+        std::path::PathBuf::from("relative.md"),
+        root.base().to_owned(),
+        root.base().join("missing/x.md"),
+    ];
+    let answers: Vec<_> = [md.clone(), jsonl.clone()]
+        .into_iter()
+        .chain(bad.iter().cloned())
+        .collect();
+    with_dialog(&host, &answers).await;
+    let token = choose(&host, ExportFormat::Markdown)
+        .await
+        .unwrap()
+        .unwrap()
+        .token;
     let written = host
         .thread_export(ThreadExportParams {
             thread_id: id.clone(),
             format: ExportFormat::Markdown,
-            path: md.display().to_string(),
+            token,
         })
         .await
         .unwrap();
@@ -370,11 +421,15 @@ async fn export_markdown_and_jsonl() {
     assert!(text.contains("**Tool call** `read_file`"));
     assert!(text.contains("Your notes list **pepperoni** and basil."));
 
-    let jsonl = root.base().join("toppings.jsonl");
+    let token = choose(&host, ExportFormat::Jsonl)
+        .await
+        .unwrap()
+        .unwrap()
+        .token;
     host.thread_export(ThreadExportParams {
         thread_id: id.clone(),
         format: ExportFormat::Jsonl,
-        path: jsonl.display().to_string(),
+        token,
     })
     .await
     .unwrap();
@@ -386,21 +441,54 @@ async fn export_markdown_and_jsonl() {
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["role"], "user");
 
-    for bad in [
-        "relative.md".to_owned(),
-        root.base().display().to_string(),
-        root.base().join("missing/x.md").display().to_string(),
-    ] {
-        let err = host
-            .thread_export(ThreadExportParams {
-                thread_id: id.clone(),
-                format: ExportFormat::Markdown,
-                path: bad.clone(),
-            })
-            .await
-            .unwrap_err();
-        assert_eq!(err.code, ErrorCode::InvalidInput, "{bad}");
+    for bad in bad {
+        let err = choose(&host, ExportFormat::Markdown).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput, "{}", bad.display());
     }
+    // The dialog cancelled: nothing chosen, nothing to export to.
+    assert_eq!(choose(&host, ExportFormat::Markdown).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn an_export_needs_a_fresh_choice_from_the_dialog() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root).await;
+    let id = seeded(&host, "Toppings").await;
+    let export = |token: &str| {
+        host.thread_export(ThreadExportParams {
+            thread_id: id.clone(),
+            format: ExportFormat::Markdown,
+            token: token.to_owned(),
+        })
+    };
+    // No shell, no dialog: nothing can be chosen.
+    assert!(choose(&host, ExportFormat::Markdown).await.is_err());
+    // A token the page made up (or a path passed as one) is refused.
+    let target = root.base().join("chosen.md");
+    for forged in [
+        "",
+        "0123456789abcdef0123456789abcdef",
+        &target.display().to_string(),
+    ] {
+        let refused = export(forged).await.unwrap_err();
+        assert_eq!(refused.code, ErrorCode::PermissionDenied, "{forged}");
+    }
+    assert!(!target.exists());
+
+    with_dialog(&host, std::slice::from_ref(&target)).await;
+    let chosen = choose(&host, ExportFormat::Markdown)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(chosen.path, target.display().to_string());
+    assert_ne!(chosen.token, chosen.path);
+    export(&chosen.token).await.unwrap();
+    assert!(target.exists());
+    // Once only.
+    std::fs::remove_file(&target).unwrap();
+    let again = export(&chosen.token).await.unwrap_err();
+    assert_eq!(again.code, ErrorCode::PermissionDenied);
+    assert!(!target.exists());
 }
 
 #[tokio::test]

@@ -56,7 +56,7 @@ pub(crate) struct RunState {
     attempt: StoredValue<u64>,
     stream: StoredValue<Option<EventStream>, LocalStorage>,
     /// The host's id for the open subscription, to end it when leaving.
-    subscription: StoredValue<Option<u64>>,
+    subscription: StoredValue<Option<String>>,
     /// The last run seen to finish: its `run_finished` can arrive before
     /// the `run_start` answer, which must then not mark it live again.
     finished: StoredValue<Option<RunId>>,
@@ -496,7 +496,7 @@ pub(crate) fn ContextGauge() -> impl IntoView {
 }
 
 /// Tells the host to end a subscription (fire and forget: the pane is going).
-fn unsubscribe(thread_id: ThreadId, subscription_id: u64) {
+fn unsubscribe(thread_id: ThreadId, subscription_id: String) {
     leptos::task::spawn_local(async move {
         let params = pizza_protocol::ThreadUnsubscribeParams {
             thread_id,

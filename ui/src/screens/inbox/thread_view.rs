@@ -7,11 +7,11 @@ use super::message::MessageCard;
 use super::state::{Inbox, use_inbox};
 use super::stream::RunState;
 use super::thread_list::{RenameInput, confirm_delete, update};
-use crate::ipc::{invoke, invoke_plugin};
+use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{
-    ExportFormat, MessageView, Role, ThreadExportParams, ThreadForkParams, ThreadGetParams,
-    ThreadSummary, ThreadUpdateParams, cmd,
+    ExportChooseParams, ExportFormat, MessageView, Role, ThreadExportParams, ThreadForkParams,
+    ThreadGetParams, ThreadSummary, ThreadUpdateParams, cmd,
 };
 use wasm_bindgen::JsCast;
 
@@ -273,37 +273,24 @@ fn export(inbox: Inbox, feed: Feed, format: ExportFormat) {
     let Some(thread) = feed.thread.get_untracked() else {
         return;
     };
-    let (ext, name) = match format {
-        ExportFormat::Markdown => ("md", "Markdown"),
-        ExportFormat::Jsonl => ("jsonl", "JSON Lines"),
-    };
-    let file_name: String = thread
-        .title
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == ' ' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
     leptos::task::spawn_local(async move {
-        let options = serde_json::json!({ "options": {
-            "title": "Export thread",
-            "defaultPath": format!("{}.{ext}", file_name.trim()),
-            "filters": [{ "name": name, "extensions": [ext] }],
-        }});
-        let chosen = match invoke_plugin("plugin:dialog|save", &options).await {
-            Ok(value) => value.as_string(),
+        // The host shows the save dialog and keeps the answer; the page
+        // only gets a token for one export to it.
+        let chosen = invoke::<cmd::ExportChoose>(&ExportChooseParams {
+            format,
+            suggested_name: Some(thread.title.clone()),
+        })
+        .await;
+        let target = match chosen {
+            Ok(Some(target)) => target,
+            // Cancelled: nothing to do.
+            Ok(None) => return,
             Err(error) => return inbox.report(error),
         };
-        // Cancelled: nothing to do.
-        let Some(path) = chosen else { return };
         match invoke::<cmd::ThreadExport>(&ThreadExportParams {
             thread_id: thread.id,
             format,
-            path,
+            token: target.token,
         })
         .await
         {
@@ -335,7 +322,5 @@ fn feed_click(ev: &web_sys::MouseEvent) {
         }
         return;
     }
-    if target.closest("a[href]").ok().flatten().is_some() {
-        ev.prevent_default();
-    }
+    crate::links::follow_outside(ev);
 }
