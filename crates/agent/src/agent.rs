@@ -46,6 +46,18 @@ pub struct DecisionsAccepted {
     pub remember: Vec<(String, RememberScope)>,
 }
 
+/// Decisions validated and ready to commit: see [`Agent::prepare_decisions`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedDecisions {
+    /// Answers the interrupt: the results of rejected or answered calls,
+    /// the approvals in its metadata.
+    pub step: StepCommit,
+    /// The head checkpoint (the one with the interrupt) it answers.
+    pub head: Option<String>,
+    /// As in [`DecisionsAccepted::remember`].
+    pub remember: Vec<(String, RememberScope)>,
+}
+
 /// How a run ended. The host records it with [`RunOutcome::to_store`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOutcome {
@@ -169,9 +181,36 @@ impl Agent {
         &self,
         thread_id: &str,
         run_id: &str,
-        mut response: InterruptResponse,
+        response: InterruptResponse,
         tools: &ToolRegistry,
     ) -> Result<DecisionsAccepted> {
+        let prepared = self
+            .prepare_decisions(thread_id, run_id, response, tools)
+            .await?;
+        let committed = self.store.commit_step(thread_id, prepared.step).await?;
+        Ok(DecisionsAccepted {
+            messages: committed
+                .messages
+                .iter()
+                .map(pizza_store::transcript::view)
+                .collect(),
+            remember: prepared.remember,
+        })
+    }
+
+    /// Validates the decisions for the pending interrupt (as
+    /// [`Agent::accept_decisions`] does) and prepares the step that answers
+    /// it, without committing: the host commits it with the run that
+    /// continues ([`pizza_store::Store::start_turn`] with
+    /// `answers_interrupt`), from `head`, so a decision is recorded exactly
+    /// when its run exists.
+    pub async fn prepare_decisions(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        mut response: InterruptResponse,
+        tools: &ToolRegistry,
+    ) -> Result<PreparedDecisions> {
         let state = self.store.state(thread_id, None).await?;
         let pending: Interrupt = match &state.interrupt {
             None => {
@@ -281,24 +320,14 @@ impl Agent {
         }
         // Every request has its decision: nothing is asked against any more.
         meta.asked_against.clear();
-        let committed = self
-            .store
-            .commit_step(
-                thread_id,
-                StepCommit {
-                    messages,
-                    files: Vec::new(),
-                    interrupt: None,
-                    metadata: meta.to_value(),
-                },
-            )
-            .await?;
-        Ok(DecisionsAccepted {
-            messages: committed
-                .messages
-                .iter()
-                .map(pizza_store::transcript::view)
-                .collect(),
+        Ok(PreparedDecisions {
+            step: StepCommit {
+                messages,
+                files: Vec::new(),
+                interrupt: None,
+                metadata: meta.to_value(),
+            },
+            head: state.checkpoint.map(|c| c.id),
             remember,
         })
     }

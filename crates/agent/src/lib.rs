@@ -10,7 +10,7 @@ mod summarize;
 mod transcript;
 mod turn;
 
-pub use agent::{Agent, DecisionsAccepted, RunInput, RunOutcome};
+pub use agent::{Agent, DecisionsAccepted, PreparedDecisions, RunInput, RunOutcome};
 pub use error::{Error, Result};
 pub use profile::{
     BASE_PROMPT, DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS,

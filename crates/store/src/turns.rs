@@ -31,6 +31,10 @@ pub struct TurnStart {
     /// same transaction, so it is sent exactly once. `NotFound` when it was
     /// removed meanwhile.
     pub queued_id: Option<String>,
+    /// `step` answers the decision pending at `expected_head` (the run
+    /// continues with it) instead of beginning a turn, which no pending
+    /// decision may be left behind by.
+    pub answers_interrupt: bool,
 }
 
 /// What [`Store::start_turn`] wrote.
@@ -44,8 +48,8 @@ pub struct TurnStarted {
 impl Store {
     /// Creates the run and commits its opening step in one transaction.
     /// `Conflict` when the thread has a live run, waits for a decision on a
-    /// tool call (no turn may begin before it is answered), or moved on
-    /// from `expected_head`. Any older run's Resume offer ends with it, and
+    /// tool call (no turn may begin before it is answered; a step that
+    /// `answers_interrupt` needs one), or moved on from `expected_head`. Any older run's Resume offer ends with it, and
     /// the thread leaves Action.
     pub async fn start_turn(&self, turn: TurnStart) -> Result<TurnStarted> {
         let now = self.now();
@@ -64,10 +68,18 @@ impl Store {
         let Some((head, interrupt)) = head else {
             return Err(Error::not_found("thread", &thread_id));
         };
-        if interrupt.is_some() {
-            return Err(Error::Conflict(format!(
-                "thread {thread_id} is waiting for a decision on a tool call"
-            )));
+        match (interrupt.is_some(), turn.answers_interrupt) {
+            (true, false) => {
+                return Err(Error::Conflict(format!(
+                    "thread {thread_id} is waiting for a decision on a tool call"
+                )));
+            }
+            (false, true) => {
+                return Err(Error::Conflict(format!(
+                    "thread {thread_id} has no decision pending (already answered?)"
+                )));
+            }
+            _ => {}
         }
         if head != turn.expected_head {
             return Err(Error::Conflict(format!(
@@ -79,7 +91,7 @@ impl Store {
         }
         let run_id = insert_run(&mut tx, &thread_id, turn.source, now).await?;
         let step = commit_in(&mut tx, &thread_id, turn.step, false, now).await?;
-        // No decision is pending (checked above) and the Resume offer ended
+        // No decision is left pending (checked above) and the Resume offer ended
         // with the new run: nothing is left for the person to act on.
         sqlx::query("UPDATE threads SET awaiting_action = 0 WHERE id = ? AND awaiting_action = 1")
             .bind(&thread_id)

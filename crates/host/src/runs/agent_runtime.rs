@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use pizza_agent::{
-    AWAITING_DECISION, Agent, CancellationToken, EventSink, OpenedTurn, RunInput, RunOutcome,
-    RunProfile,
+    AWAITING_DECISION, Agent, CancellationToken, EventSink, OpenedTurn, PreparedDecisions,
+    RunInput, RunOutcome, RunProfile,
 };
-use pizza_protocol::{ApiError, ErrorCode, ErrorReason, InterruptResponse, MessageView};
+use pizza_protocol::{ApiError, ErrorCode, ErrorReason, InterruptResponse, RememberScope};
 use pizza_store as store;
 use pizza_tools::{MountSource, ToolRegistry};
 
@@ -99,30 +99,32 @@ pub(crate) struct RunAgent {
 }
 
 impl RunAgent {
-    /// Applies the user's decisions to the pending interrupt (of the run
-    /// `paused_run`), committing them; returns the messages they committed,
-    /// to announce once the next run has started. An approval that asks to
-    /// be remembered ("Allow for this thread", "Always allow") records its
-    /// policy once the decisions are committed: the next run obeys it.
-    pub(crate) async fn accept_decisions(
+    /// Validates the user's decisions for the pending interrupt (of the run
+    /// `paused_run`) and prepares the step that answers it, for the store
+    /// to commit with the run that continues.
+    pub(crate) async fn prepare_decisions(
         &self,
         thread_id: &str,
         paused_run: &str,
         response: InterruptResponse,
-    ) -> Result<Vec<MessageView>, ApiError> {
-        let accepted = self
-            .agent
-            .accept_decisions(thread_id, paused_run, response, &self.profile.tools)
+    ) -> Result<PreparedDecisions, ApiError> {
+        self.agent
+            .prepare_decisions(thread_id, paused_run, response, &self.profile.tools)
             .await
-            .map_err(|e| e.to_api_error())?;
-        for (tool, scope) in accepted.remember {
+            .map_err(|e| e.to_api_error())
+    }
+
+    /// Records the policies approvals asked to remember ("Allow for this
+    /// thread", "Always allow") once their decisions are committed: the
+    /// next run obeys them.
+    pub(crate) async fn remember(&self, thread_id: &str, remember: Vec<(String, RememberScope)>) {
+        for (tool, scope) in remember {
             // The call itself is approved either way; only the shortcut
             // for later calls is lost, and the next call asks again.
             if let Err(error) = self.approvals.remember(thread_id, &tool, scope).await {
                 tracing::warn!(%error, tool, ?scope, "could not record an approval policy");
             }
         }
-        Ok(accepted.messages)
     }
 
     /// Prepares the step that opens a turn with the person's message, for

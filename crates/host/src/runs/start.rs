@@ -186,6 +186,7 @@ impl RunService {
                 step: opened.step,
                 expected_head: opened.head,
                 queued_id: None,
+                answers_interrupt: false,
             })
             .await
             .map_err(|e| match e {
@@ -213,39 +214,71 @@ impl RunService {
         source: RunSource,
         begin: RunBegin,
     ) -> Result<Started, ApiError> {
-        let committed = match begin {
-            RunBegin::Decisions(response) => {
-                // The decisions are recorded against the run that paused; the agent keeps
-                // its budget across them (it resets only with a new user message).
-                let paused_run = self
-                    .store
-                    .thread_runs(&thread_id, 1)
-                    .await
-                    .map_err(store_err)?
-                    .into_iter()
-                    .next()
-                    .map(|r| r.id)
-                    .unwrap_or_default();
-                agent
-                    .accept_decisions(&thread_id, &paused_run, response)
-                    .await?
-            }
-            RunBegin::Continue | RunBegin::Message { .. } => Vec::new(),
-        };
+        if let RunBegin::Decisions(response) = begin {
+            return self
+                .answer(thread_id, reservation, agent, model, source, response)
+                .await;
+        }
         let run = self
             .store
             .create_run(&thread_id, source)
             .await
             .map_err(store_err)?;
         let handle = reservation.bind(run.id.clone());
-        handle.announce_after_start(committed);
-        // The decision (or the Resume offer) is answered.
+        // The Resume offer is answered.
         self.clear_awaiting_action(&thread_id).await?;
         self.spawn_run(handle, agent, &thread_id, model);
         Ok(Started::Run {
             thread_id,
             run_id: run.id,
         })
+    }
+
+    /// Continues with the person's decisions: they are committed with the
+    /// run row in one transaction, answering the interrupt exactly once.
+    async fn answer(
+        self: &Arc<Self>,
+        thread_id: ThreadId,
+        reservation: Reservation,
+        agent: RunAgent,
+        model: ResolvedModel,
+        source: RunSource,
+        response: InterruptResponse,
+    ) -> Result<Started, ApiError> {
+        // The decisions are recorded against the run that paused; the agent keeps
+        // its budget across them (it resets only with a new user message).
+        let paused_run = self
+            .store
+            .thread_runs(&thread_id, 1)
+            .await
+            .map_err(store_err)?
+            .into_iter()
+            .next()
+            .map(|r| r.id)
+            .unwrap_or_default();
+        let prepared = agent
+            .prepare_decisions(&thread_id, &paused_run, response)
+            .await?;
+        let started = self
+            .store
+            .start_turn(store::TurnStart {
+                thread: store::TurnThread::Existing(thread_id.clone()),
+                source,
+                step: prepared.step,
+                expected_head: prepared.head,
+                queued_id: None,
+                answers_interrupt: true,
+            })
+            .await
+            .map_err(|e| match e {
+                store::Error::Conflict(_) => ApiError::new(
+                    ErrorCode::Conflict,
+                    "This decision was already made; the thread has moved on.",
+                ),
+                other => store_err(other),
+            })?;
+        agent.remember(&thread_id, prepared.remember).await;
+        Ok(self.launch(reservation, agent, started, model))
     }
 
     /// Starts the thread's oldest queued message if the thread is free and
@@ -279,6 +312,7 @@ impl RunService {
                 step: opened.step,
                 expected_head: opened.head,
                 queued_id: Some(next.id.clone()),
+                answers_interrupt: false,
             })
             .await
         {

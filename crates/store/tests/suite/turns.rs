@@ -23,6 +23,7 @@ fn turn(thread: TurnThread, text: &str) -> TurnStart {
         step: step(text),
         expected_head: None,
         queued_id: None,
+        answers_interrupt: false,
     }
 }
 
@@ -120,4 +121,54 @@ async fn a_turn_ends_an_older_resume_offer() {
     next.expected_head = Some(first.step.checkpoint.id);
     t.store.start_turn(next).await.unwrap();
     assert!(!t.store.thread_resumable(&th.id).await.unwrap());
+}
+
+#[tokio::test]
+async fn an_answer_to_a_decision_is_written_with_its_run_exactly_once() {
+    let t = open().await;
+    let th = new_thread(&t.store).await;
+    let asked = t
+        .store
+        .commit_step(
+            &th.id,
+            StepCommit {
+                interrupt: Some(json!({ "interrupt_id": "i1" })),
+                ..step("asks")
+            },
+        )
+        .await
+        .unwrap();
+    let answer = || TurnStart {
+        expected_head: Some(asked.checkpoint.id.clone()),
+        answers_interrupt: true,
+        step: StepCommit {
+            metadata: json!({ "approved": ["c1"] }),
+            ..step("the answer")
+        },
+        ..turn(TurnThread::Existing(th.id.clone()), "unused")
+    };
+    let answered = t.store.start_turn(answer()).await.unwrap();
+    let state = t.store.state(&th.id, None).await.unwrap();
+    assert_eq!(state.interrupt, None);
+    assert_eq!(
+        state.checkpoint.map(|c| c.id),
+        Some(answered.step.checkpoint.id)
+    );
+    t.store
+        .finish_run(
+            &answered.run.id,
+            pizza_store::RunOutcome {
+                status: RunStatus::Succeeded,
+                error: None,
+                usage: None,
+            },
+        )
+        .await
+        .unwrap();
+
+    // Answered already: a second answer writes nothing.
+    let before = row_counts(t.dir.path()).await;
+    let again = t.store.start_turn(answer()).await.unwrap_err();
+    assert!(matches!(again, Error::Conflict(_)), "{again:?}");
+    assert_eq!(row_counts(t.dir.path()).await, before);
 }
