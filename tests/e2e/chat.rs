@@ -219,8 +219,18 @@ async fn an_approval_card_edits_write_file_and_a_401_asks_for_the_key() -> Resul
         )
         .await?;
         app.find("[data-testid=composer-send]").await?;
-        // Let the automatic title request go first; the next request is the run's.
-        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        // The automatic title request goes first; the next request is the run's.
+        let titled = || {
+            mock.requests().iter().any(|r| {
+                r.path == completions
+                    && String::from_utf8_lossy(&r.body).contains("Write a title of 2 to 6 words")
+            })
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !titled() {
+            anyhow::ensure!(std::time::Instant::now() < deadline, "no title request");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
         mock.push_for(
             completions,
             MockResponse::json(401, &json!({"error": {"message": "bad key"}})),
