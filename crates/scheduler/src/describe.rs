@@ -36,10 +36,24 @@ const MONTH_ABBREVIATIONS: [&str; 12] = [
 
 pub(crate) fn describe(schedule: &Schedule) -> String {
     match phrase(schedule.fields()) {
-        Some(words) if schedule.zone_is_default() => words,
+        Some(words) if schedule.zone_is_default() || zone_cannot_matter(schedule.fields()) => words,
         Some(words) => format!("{words}, {}", schedule.zone()),
         None => format!("cron `{}`, {}", schedule.expression(), schedule.zone()),
     }
+}
+
+/// Every minute, or every 5 or 15: every zone in use is offset from UTC by
+/// whole quarter hours, so these fire at the same instants in all of them.
+/// (Every hour does not: 09:00 in Kolkata is 03:30 UTC.)
+fn zone_cannot_matter(fields: &[String; 5]) -> bool {
+    let minute_step = match fields[0].as_str() {
+        "*" => Some(1),
+        other => other
+            .strip_prefix("*/")
+            .and_then(|step| step.parse::<u32>().ok()),
+    };
+    let every_day = fields[1..].iter().all(|field| field == "*");
+    every_day && minute_step.is_some_and(|step| step > 0 && 15 % step == 0)
 }
 
 /// One field, in the shapes the phrases use.

@@ -61,6 +61,16 @@ fn a_zone_other_than_the_hosts_is_named() {
         described("@hourly", Some("Asia/Kolkata")),
         "Every hour, Asia/Kolkata"
     );
+    // Every 15 minutes is the same instants in every zone.
+    assert_eq!(
+        described("*/15 * * * *", Some("Asia/Kolkata")),
+        "Every 15 minutes"
+    );
+    assert_eq!(described("* * * * *", Some("Asia/Kolkata")), "Every minute");
+    assert_eq!(
+        described("*/20 * * * *", Some("Asia/Kolkata")),
+        "Every 20 minutes, Asia/Kolkata"
+    );
     // Naming the host's own zone is the same as naming none.
     assert_eq!(
         described("0 9 * * 1-5", Some("Europe/Paris")),

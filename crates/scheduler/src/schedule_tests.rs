@@ -205,22 +205,30 @@ fn a_fire_moved_by_spring_forward_is_caught_up_at_its_moved_time() {
     );
 }
 
-/// The latest fire in `(since, now]` found by walking forward, fire by fire.
-fn latest_by_walking(
-    job: &Schedule,
-    since: DateTime<Utc>,
-    now: DateTime<Utc>,
-) -> Option<DateTime<Utc>> {
-    let mut latest = None;
-    let mut cursor = since;
-    while let Some(fire) = job.next_after(cursor) {
-        if fire > now {
-            break;
+/// The fires after `since`, walked forward one by one, telling the latest
+/// one up to a `now` that only grows.
+struct ForwardWalk<'a> {
+    job: &'a Schedule,
+    upcoming: Option<DateTime<Utc>>,
+    latest: Option<DateTime<Utc>>,
+}
+
+impl<'a> ForwardWalk<'a> {
+    fn new(job: &'a Schedule, since: DateTime<Utc>) -> Self {
+        Self {
+            job,
+            upcoming: job.next_after(since),
+            latest: None,
         }
-        latest = Some(fire);
-        cursor = fire;
     }
-    latest
+
+    fn latest_up_to(&mut self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        while let Some(fire) = self.upcoming.filter(|fire| *fire <= now) {
+            self.latest = Some(fire);
+            self.upcoming = self.job.next_after(fire);
+        }
+        self.latest
+    }
 }
 
 #[test]
@@ -254,14 +262,18 @@ fn missed_since_agrees_with_walking_forward_across_daylight_saving_changes() {
         for zone in zones {
             let job = schedule(expression, zone);
             for start in starts {
-                let since = utc(start);
-                for step in 0..(36 * 6) {
-                    let now = since + Duration::minutes(10 * step);
-                    assert_eq!(
-                        job.missed_since(since, now),
-                        latest_by_walking(&job, since, now),
-                        "{expression} in {zone}, since {since}, now {now}"
-                    );
+                // `since` off the hour too, as a fire or an arming leaves it.
+                for offset in [0, 37, 95] {
+                    let since = utc(start) + Duration::minutes(offset);
+                    let mut walk = ForwardWalk::new(&job, since);
+                    for step in 0..(36 * 6) {
+                        let now = since + Duration::minutes(10 * step);
+                        assert_eq!(
+                            job.missed_since(since, now),
+                            walk.latest_up_to(now),
+                            "{expression} in {zone}, since {since}, now {now}"
+                        );
+                    }
                 }
             }
         }
