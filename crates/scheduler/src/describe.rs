@@ -75,6 +75,12 @@ enum Kind {
 }
 
 fn phrase(fields: &[String; 5]) -> Option<String> {
+    // Cron runs on either day when both day fields are given, even when one
+    // of them covers every day ("15 * 0-6" is every day): no short phrase.
+    let literal_any = |field: &str| field == "*" || field == "?";
+    if !literal_any(&fields[2]) && !literal_any(&fields[4]) {
+        return None;
+    }
     let minute = shape(&fields[0], Kind::Minute)?;
     let hour = shape(&fields[1], Kind::Hour)?;
     let day = shape(&fields[2], Kind::DayOfMonth)?;
@@ -217,6 +223,15 @@ fn shape(field: &str, kind: Kind) -> Option<Shape> {
     }
     values.sort_unstable();
     values.dedup();
+    // Every value the field has is the same as `*` ("0-6" for the weekday).
+    let every_value = match kind {
+        Kind::DayOfWeek => 7,
+        Kind::Month => 12,
+        Kind::Minute | Kind::Hour | Kind::DayOfMonth => usize::MAX,
+    };
+    if values.len() == every_value {
+        return Some(Shape::Any);
+    }
     Some(Shape::Values(values))
 }
 

@@ -28,6 +28,9 @@ fn the_shapes_the_editor_presets_make_read_as_words() {
         ("0 9,17 * * *", "Every day at 09:00 and 17:00"),
         ("0,30 9 * * *", "Every day at 09:00 and 09:30"),
         ("0 9 * * 1-5", "Every weekday at 09:00"),
+        ("0 9 ? * 1-5", "Every weekday at 09:00"),
+        ("0 9 * * 0-6", "Every day at 09:00"),
+        ("0 9 * 1-12 1-7", "Every day at 09:00"),
         ("0 9 * * mon-fri", "Every weekday at 09:00"),
         ("0 9 * * 1,2,3,4,5", "Every weekday at 09:00"),
         ("0 10 * * 1", "Every Monday at 10:00"),
@@ -94,6 +97,7 @@ fn what_has_no_plain_phrase_shows_the_expression_and_its_zone() {
         // Day of month and day of week together mean either, which no
         // short phrase says plainly.
         ("0 9 1 * 1", "cron `0 9 1 * 1`, Europe/Paris"),
+        ("0 9 15 * 0-6", "cron `0 9 15 * 0-6`, Europe/Paris"),
         ("0 9 * 6 1", "cron `0 9 * 6 1`, Europe/Paris"),
         ("0 9 1,15 1 *", "cron `0 9 1,15 1 *`, Europe/Paris"),
         (

@@ -115,7 +115,8 @@ impl Schedule {
     /// The next `count` fires after `instant`, in order (fewer if the
     /// schedule runs out) — what a trigger editor previews.
     pub fn next_n(&self, instant: DateTime<Utc>, count: usize) -> Vec<DateTime<Utc>> {
-        let mut fires = Vec::with_capacity(count);
+        // A preview is a handful; a huge count must not reserve memory up front.
+        let mut fires = Vec::with_capacity(count.min(16));
         let mut cursor = instant;
         while fires.len() < count {
             let Some(fire) = self.next_after(cursor) else {
