@@ -9,6 +9,7 @@ mod suite {
     mod folders;
     mod fork;
     mod grants;
+    mod occurrences;
     mod queue;
     mod runs;
     mod search;
@@ -16,5 +17,6 @@ mod suite {
     mod support;
     mod threads;
     mod tool_allowances;
+    mod triggers;
     mod turns;
 }
