@@ -51,9 +51,11 @@ CREATE UNIQUE INDEX trigger_occurrences_cron_tick ON trigger_occurrences (trigge
     WHERE reason IN ('cron', 'cron_recovery');
 -- History pages, newest first, by keyset.
 CREATE INDEX trigger_occurrences_history ON trigger_occurrences (trigger_id, scheduled_at, id);
--- Startup recovery and the overlap check read only unfinished rows; this stays
--- small however long the history grows.
-CREATE INDEX trigger_occurrences_unfinished ON trigger_occurrences (trigger_id, created_at)
+-- Startup recovery reads only unfinished rows, oldest first, and the overlap
+-- check a trigger's unfinished rows: both stay small however long the history grows.
+CREATE INDEX trigger_occurrences_unfinished ON trigger_occurrences (created_at, id)
+    WHERE status IN ('pending', 'running');
+CREATE INDEX trigger_occurrences_unfinished_by_trigger ON trigger_occurrences (trigger_id)
     WHERE status IN ('pending', 'running');
 -- The host finds a run's occurrence when the run ends.
 CREATE INDEX trigger_occurrences_by_run ON trigger_occurrences (run_id) WHERE run_id IS NOT NULL;

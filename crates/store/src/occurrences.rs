@@ -14,7 +14,7 @@ use sqlx::{Row, SqliteConnection};
 use crate::clock::new_id;
 use crate::error::{Error, Result};
 use crate::store::Store;
-use crate::text::clamp_limit;
+use crate::text::{clamp_limit, from_json};
 use crate::triggers::{TRIGGER_PROMPT_MAX_CHARS, trigger_in};
 
 /// Launches an occurrence may have before startup recovery gives up on it.
@@ -509,14 +509,24 @@ impl Store {
     /// first. Each is relaunched once ([`Store::reclaim_occurrence`]) or, when
     /// its [attempts are exhausted](Occurrence::attempts_exhausted), marked dead.
     pub async fn recoverable_occurrences(&self) -> Result<Vec<Occurrence>> {
-        // Literal statuses so the planner picks the partial index.
-        let rows = sqlx::query(&format!(
-            "SELECT {OCCURRENCE_COLUMNS} FROM trigger_occurrences \
-             WHERE status IN ('pending', 'running') ORDER BY created_at, id"
-        ))
-        .fetch_all(self.reader())
+        // One JSON array in one row instead of a row per occurrence: after a
+        // long outage thousands may be left, and sqlx's cost per row dominates
+        // the query's. The object's keys and values are `Occurrence`'s serde
+        // form. Literal statuses so the planner picks the partial index.
+        let json: String = sqlx::query_scalar(
+            "SELECT COALESCE(json_group_array(json_object( \
+               'id', id, 'trigger_id', trigger_id, 'scheduled_at', scheduled_at, \
+               'reason', reason, 'status', status, 'attempts', attempts, 'prompt', prompt, \
+               'run_id', run_id, 'thread_id', thread_id, 'sentence', sentence, \
+               'created_at', created_at, 'updated_at', updated_at)), '[]') \
+             FROM trigger_occurrences WHERE status IN ('pending', 'running')",
+        )
+        .fetch_one(self.reader())
         .await?;
-        rows.iter().map(occurrence_from_row).collect()
+        let mut found: Vec<Occurrence> = from_json("recoverable occurrences", &json)?;
+        // An aggregate's input order is not promised; sorting here is.
+        found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(found)
     }
 
     /// The newest cron tick recorded for the trigger (its time), for missed-run
