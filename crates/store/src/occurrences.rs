@@ -17,6 +17,8 @@ use crate::store::Store;
 use crate::text::{clamp_limit, from_json};
 use crate::triggers::{TRIGGER_PROMPT_MAX_CHARS, trigger_in};
 
+mod transitions;
+
 /// Launches an occurrence may have before startup recovery gives up on it.
 pub const OCCURRENCE_MAX_ATTEMPTS: i64 = 3;
 pub const OCCURRENCE_PAGE_MAX: u32 = 200;
@@ -181,7 +183,7 @@ pub struct OccurrencePage {
 pub(crate) const OCCURRENCE_COLUMNS: &str = "id, trigger_id, scheduled_at, reason, status, \
      attempts, prompt, run_id, thread_id, sentence, created_at, updated_at";
 
-fn occurrence_from_row(row: &SqliteRow) -> Result<Occurrence> {
+pub(crate) fn occurrence_from_row(row: &SqliteRow) -> Result<Occurrence> {
     occurrence_from_prefixed_row(row, "")
 }
 
@@ -204,7 +206,7 @@ pub(crate) fn occurrence_from_prefixed_row(row: &SqliteRow, prefix: &str) -> Res
     })
 }
 
-fn sentence(value: &str) -> Result<String> {
+pub(crate) fn sentence(value: &str) -> Result<String> {
     crate::text::required("sentence", value, SENTENCE_MAX_CHARS)
 }
 
@@ -219,7 +221,7 @@ fn decode_cursor(cursor: &str) -> Result<(i64, &str)> {
         .ok_or_else(|| Error::invalid("the occurrence list cursor is malformed"))
 }
 
-async fn occurrence_in(conn: &mut SqliteConnection, id: &str) -> Result<Occurrence> {
+pub(crate) async fn occurrence_in(conn: &mut SqliteConnection, id: &str) -> Result<Occurrence> {
     let row = sqlx::query(&format!(
         "SELECT {OCCURRENCE_COLUMNS} FROM trigger_occurrences WHERE id = ?"
     ))
@@ -228,24 +230,6 @@ async fn occurrence_in(conn: &mut SqliteConnection, id: &str) -> Result<Occurren
     .await?
     .ok_or_else(|| Error::not_found("occurrence", id))?;
     occurrence_from_row(&row)
-}
-
-/// The occurrence, refused with `Conflict` unless it is in one of `from`.
-async fn in_state(
-    conn: &mut SqliteConnection,
-    id: &str,
-    from: &[OccurrenceStatus],
-    to: OccurrenceStatus,
-) -> Result<Occurrence> {
-    let o = occurrence_in(conn, id).await?;
-    if !from.contains(&o.status) {
-        return Err(Error::Conflict(format!(
-            "occurrence {id} is {}; it cannot become {}",
-            o.status.as_str(),
-            to.as_str()
-        )));
-    }
-    Ok(o)
 }
 
 impl Store {
@@ -347,162 +331,6 @@ impl Store {
         .fetch_optional(self.reader())
         .await?;
         row.as_ref().map(occurrence_from_row).transpose()
-    }
-
-    /// Reserves the run and thread ids a pending occurrence will launch with
-    /// and marks it running (attempts + 1), before the run exists: a crash
-    /// after this leaves a row recovery finds. The trigger's last run and
-    /// thread are set in the same transaction. `Conflict` unless pending.
-    pub async fn claim_occurrence(
-        &self,
-        id: &str,
-        run_id: &str,
-        thread_id: &str,
-    ) -> Result<Occurrence> {
-        self.launch(id, run_id, thread_id, &[OccurrenceStatus::Pending])
-            .await
-    }
-
-    /// Startup recovery's relaunch of an occurrence a crash left pending or
-    /// running, with new run and thread ids (attempts + 1). `Conflict` once its
-    /// attempts are exhausted: [`Store::mark_occurrence_dead`] it instead.
-    /// Never call it for an occurrence this process launched.
-    pub async fn reclaim_occurrence(
-        &self,
-        id: &str,
-        run_id: &str,
-        thread_id: &str,
-    ) -> Result<Occurrence> {
-        self.launch(
-            id,
-            run_id,
-            thread_id,
-            &[OccurrenceStatus::Pending, OccurrenceStatus::Running],
-        )
-        .await
-    }
-
-    async fn launch(
-        &self,
-        id: &str,
-        run_id: &str,
-        thread_id: &str,
-        from: &[OccurrenceStatus],
-    ) -> Result<Occurrence> {
-        let run_id = crate::text::required("run_id", run_id, 100)?;
-        let thread_id = crate::text::required("thread_id", thread_id, 100)?;
-        let now = self.now();
-        let mut tx = self.write_tx().await?;
-        let o = in_state(&mut tx, id, from, OccurrenceStatus::Running).await?;
-        if o.attempts_exhausted() {
-            return Err(Error::Conflict(format!(
-                "occurrence {id} was launched {} times; it is not launched again",
-                o.attempts
-            )));
-        }
-        let row = sqlx::query(&format!(
-            "UPDATE trigger_occurrences SET status = 'running', attempts = attempts + 1, \
-             run_id = ?, thread_id = ?, updated_at = ? WHERE id = ? \
-             RETURNING {OCCURRENCE_COLUMNS}"
-        ))
-        .bind(&run_id)
-        .bind(&thread_id)
-        .bind(now)
-        .bind(id)
-        .fetch_one(&mut *tx)
-        .await?;
-        sqlx::query("UPDATE triggers SET last_run_at = ?, last_thread_id = ? WHERE id = ?")
-            .bind(now)
-            .bind(&thread_id)
-            .bind(&o.trigger_id)
-            .execute(&mut *tx)
-            .await?;
-        let claimed = occurrence_from_row(&row)?;
-        tx.commit().await?;
-        Ok(claimed)
-    }
-
-    /// Records how the run of a running occurrence ended. `Conflict` unless it
-    /// is running with this `run_id` (a stale attempt's run cannot finish it).
-    pub async fn finish_occurrence(
-        &self,
-        id: &str,
-        run_id: &str,
-        outcome: OccurrenceOutcome,
-    ) -> Result<Occurrence> {
-        let (status, said) = match outcome {
-            OccurrenceOutcome::Succeeded => (OccurrenceStatus::Succeeded, None),
-            OccurrenceOutcome::Failed { sentence: s } => {
-                (OccurrenceStatus::Failed, Some(sentence(&s)?))
-            }
-        };
-        let mut tx = self.write_tx().await?;
-        let o = in_state(&mut tx, id, &[OccurrenceStatus::Running], status).await?;
-        if o.run_id.as_deref() != Some(run_id) {
-            return Err(Error::Conflict(format!(
-                "occurrence {id} is running as another run, not {run_id}"
-            )));
-        }
-        let done = self.end(&mut tx, id, status, said).await?;
-        tx.commit().await?;
-        Ok(done)
-    }
-
-    /// Ends a pending occurrence without running it, saying why.
-    pub async fn skip_occurrence(&self, id: &str, why: &str) -> Result<Occurrence> {
-        let said = sentence(why)?;
-        let mut tx = self.write_tx().await?;
-        in_state(
-            &mut tx,
-            id,
-            &[OccurrenceStatus::Pending],
-            OccurrenceStatus::Skipped,
-        )
-        .await?;
-        let done = self
-            .end(&mut tx, id, OccurrenceStatus::Skipped, Some(said))
-            .await?;
-        tx.commit().await?;
-        Ok(done)
-    }
-
-    /// Gives up on an occurrence a crash left pending or running, saying why
-    /// (usually [`GAVE_UP_AFTER_MAX_ATTEMPTS`]).
-    pub async fn mark_occurrence_dead(&self, id: &str, why: &str) -> Result<Occurrence> {
-        let said = sentence(why)?;
-        let mut tx = self.write_tx().await?;
-        in_state(
-            &mut tx,
-            id,
-            &[OccurrenceStatus::Pending, OccurrenceStatus::Running],
-            OccurrenceStatus::Dead,
-        )
-        .await?;
-        let done = self
-            .end(&mut tx, id, OccurrenceStatus::Dead, Some(said))
-            .await?;
-        tx.commit().await?;
-        Ok(done)
-    }
-
-    async fn end(
-        &self,
-        conn: &mut SqliteConnection,
-        id: &str,
-        status: OccurrenceStatus,
-        said: Option<String>,
-    ) -> Result<Occurrence> {
-        let row = sqlx::query(&format!(
-            "UPDATE trigger_occurrences SET status = ?, sentence = COALESCE(?, sentence), \
-             updated_at = ? WHERE id = ? RETURNING {OCCURRENCE_COLUMNS}"
-        ))
-        .bind(status.as_str())
-        .bind(said)
-        .bind(self.now())
-        .bind(id)
-        .fetch_one(conn)
-        .await?;
-        occurrence_from_row(&row)
     }
 
     /// At startup: the occurrences a crash left pending or running, oldest
