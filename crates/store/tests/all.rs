@@ -9,6 +9,7 @@ mod suite {
     mod folders;
     mod fork;
     mod grants;
+    mod occurrence_crash;
     mod occurrences;
     mod queue;
     mod runs;
