@@ -49,6 +49,11 @@ async fn create_get_update_enable_delete_and_survive_reopen() {
         .await
         .unwrap();
     assert_eq!(hook.prompt, "", "an empty prompt is kept");
+    let logged = format!("{hook:?}");
+    assert!(
+        !logged.contains("7, 7") && logged.contains("SecretHash"),
+        "the hash stays out of logs: {logged}"
+    );
 
     t.clock.advance(10);
     let updated = t
