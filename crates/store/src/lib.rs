@@ -8,6 +8,7 @@ mod fork;
 mod grants;
 mod messages;
 mod migrate;
+mod occurrences;
 mod protocol_types;
 mod queue;
 mod runs;
@@ -18,6 +19,7 @@ mod text;
 mod threads;
 mod tool_allowances;
 pub mod transcript;
+mod triggers;
 mod turns;
 
 pub use checkpoints::{
@@ -30,6 +32,11 @@ pub use folders::{Folder, FolderUpdate};
 pub use grants::{GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant};
 pub use messages::{MESSAGE_PAGE_MAX, Message, MessagePage, NewMessage, Role};
 pub use migrate::SCHEMA_VERSION;
+pub use occurrences::{
+    CAUGHT_UP_MISSED_RUN, GAVE_UP_AFTER_MAX_ATTEMPTS, NewOccurrence, OCCURRENCE_MAX_ATTEMPTS,
+    OCCURRENCE_PAGE_MAX, Occurrence, OccurrenceOutcome, OccurrencePage, OccurrenceReason,
+    OccurrenceStatus, Recorded, SKIPPED_PREVIOUS_RUNNING,
+};
 pub use queue::{QUEUE_MAX_PER_THREAD, QueuedMessage};
 pub use runs::{
     ACTIVITY_PAGE_MAX, ACTIVITY_RETAINED, ActivityEntry, INTERRUPTED_BY_RESTART, NewActivity, Run,
@@ -42,6 +49,10 @@ pub use threads::{
     ThreadUpdate, ThreadView, ViewCounts,
 };
 pub use transcript::{AttachmentRef, Part, ResultPart};
+pub use triggers::{
+    NewTrigger, SecretHash, TRIGGER_NAME_MAX_CHARS, TRIGGER_PROMPT_MAX_CHARS,
+    TRIGGER_SCHEDULE_MAX_CHARS, Trigger, TriggerKind, TriggerSummary, TriggerUpdate,
+};
 pub use turns::{TurnStart, TurnStarted, TurnThread};
 
 #[cfg(test)]

@@ -43,10 +43,15 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "tool_allowances",
         sql: include_str!("../migrations/0005_tool_allowances.sql"),
     },
+    Migration {
+        version: 6,
+        name: "triggers",
+        sql: include_str!("../migrations/0006_triggers.sql"),
+    },
 ];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.

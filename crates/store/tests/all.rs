@@ -9,6 +9,8 @@ mod suite {
     mod folders;
     mod fork;
     mod grants;
+    mod occurrence_crash;
+    mod occurrences;
     mod queue;
     mod runs;
     mod search;
@@ -16,5 +18,6 @@ mod suite {
     mod support;
     mod threads;
     mod tool_allowances;
+    mod triggers;
     mod turns;
 }

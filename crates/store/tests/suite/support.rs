@@ -118,6 +118,8 @@ pub(crate) async fn row_counts(dir: &Path) -> Vec<(String, i64)> {
         "runs",
         "activity",
         "settings",
+        "triggers",
+        "trigger_occurrences",
     ] {
         let n: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}"))
             .fetch_one(&mut conn)
@@ -135,4 +137,33 @@ pub(crate) async fn row_counts(dir: &Path) -> Vec<(String, i64)> {
     }
     conn.close().await.unwrap();
     out
+}
+
+pub(crate) fn cron_trigger(name: &str) -> pizza_store::NewTrigger {
+    pizza_store::NewTrigger {
+        name: name.to_owned(),
+        kind: pizza_store::TriggerKind::Cron,
+        prompt: "Summarise my inbox".to_owned(),
+        model: None,
+        enabled: true,
+        cron: Some("0 9 * * 1-5".to_owned()),
+        timezone: Some("Europe/Paris".to_owned()),
+        webhook_secret: None,
+    }
+}
+
+pub(crate) fn webhook_trigger(name: &str) -> pizza_store::NewTrigger {
+    pizza_store::NewTrigger {
+        name: name.to_owned(),
+        kind: pizza_store::TriggerKind::Webhook,
+        prompt: String::new(),
+        model: Some("claude-sonnet".to_owned()),
+        enabled: true,
+        cron: None,
+        timezone: None,
+        webhook_secret: Some(pizza_store::SecretHash {
+            hash: vec![7; 32],
+            salt: vec![9; 16],
+        }),
+    }
 }
