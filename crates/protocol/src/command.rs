@@ -195,6 +195,21 @@ commands! {
     /// mail app; any other link is `INVALID_INPUT`. The webview itself never
     /// navigates away from the app.
     LinkOpen = "link_open", crate::LinkOpenParams => ();
+
+    /// Every trigger with its schedule in words, next fire and last outcome.
+    TriggerList = "trigger_list", crate::TriggerListParams => crate::TriggerList;
+    /// The next fire times of a cron expression in a zone, and its words;
+    /// `INVALID_INPUT` naming the field.
+    TriggerPreview = "trigger_preview", crate::TriggerPreviewParams => crate::TriggerPreview;
+    /// Creates or updates a trigger; bad input is `INVALID_INPUT` naming the
+    /// field, and nothing is saved.
+    TriggerSave = "trigger_save", crate::TriggerSaveParams => crate::TriggerView;
+    /// Deletes a trigger and its history.
+    TriggerDelete = "trigger_delete", crate::TriggerIdParams => ();
+    /// Arms or disarms a trigger.
+    TriggerSetEnabled = "trigger_set_enabled", crate::TriggerSetEnabledParams => crate::TriggerView;
+    /// One page of a trigger's history, newest first.
+    OccurrenceList = "occurrence_list", crate::OccurrenceListParams => crate::OccurrenceList;
 }
 
 #[cfg(test)]

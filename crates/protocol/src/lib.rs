@@ -17,6 +17,7 @@ mod run_commands;
 mod scope;
 mod settings;
 mod thread;
+mod trigger;
 
 pub use app::{AppInfo, AppInfoParams, BuildProfile};
 pub use approval::{
@@ -71,6 +72,12 @@ pub use thread::{
     ThreadCreateParams, ThreadDetail, ThreadExportParams, ThreadExportResponse, ThreadForkParams,
     ThreadGetParams, ThreadId, ThreadIdParams, ThreadListParams, ThreadListResponse,
     ThreadSearchParams, ThreadSource, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
+};
+pub use trigger::{
+    OccurrenceList, OccurrenceListParams, OccurrenceReason, OccurrenceStatus, OccurrenceView,
+    TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES, TRIGGER_PROMPT_MAX_BYTES, TriggerIdParams,
+    TriggerKind, TriggerList, TriggerListParams, TriggerPreview, TriggerPreviewParams,
+    TriggerSaveParams, TriggerSetEnabledParams, TriggerView,
 };
 
 /// Bumped whenever a command or DTO changes incompatibly.
