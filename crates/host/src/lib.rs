@@ -16,6 +16,7 @@ mod secrets;
 mod settings;
 mod shutdown;
 mod threads;
+mod triggers;
 
 pub use data_root::{DATA_VERSION, DataRoot};
 pub use desktop::{DesktopShell, SaveDialog, ShortcutError};
@@ -110,6 +111,7 @@ struct Inner {
     notifications: Arc<notify::Notifications>,
     threads: Arc<threads::ThreadService>,
     presence: Arc<presence::WindowPresence>,
+    triggers: triggers::TriggerService,
 }
 
 impl Host {
@@ -118,7 +120,7 @@ impl Host {
         let store = Store::open_with(
             data_root.path(),
             StoreOptions {
-                clock: options.clock,
+                clock: Arc::clone(&options.clock),
                 ..StoreOptions::default()
             },
         )
@@ -170,6 +172,12 @@ impl Host {
             Arc::clone(&notifications),
         );
         let desktop = desktop::DesktopService::new(store.clone());
+        let triggers = triggers::TriggerService::new(
+            store.clone(),
+            options.clock,
+            Arc::clone(&providers),
+            triggers::local_zone(),
+        );
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
             inner: Arc::new(Inner {
@@ -186,6 +194,7 @@ impl Host {
                 notifications,
                 threads,
                 presence,
+                triggers,
             }),
         })
     }

@@ -75,7 +75,7 @@ pub use thread::{
 };
 pub use trigger::{
     OccurrenceList, OccurrenceListParams, OccurrenceReason, OccurrenceStatus, OccurrenceView,
-    TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES, TRIGGER_PROMPT_MAX_BYTES, TriggerIdParams,
+    TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES, TRIGGER_PROMPT_MAX_CHARS, TriggerIdParams,
     TriggerKind, TriggerList, TriggerListParams, TriggerPreview, TriggerPreviewParams,
     TriggerSaveParams, TriggerSetEnabledParams, TriggerView,
 };

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 pub const TRIGGER_PREVIEW_FIRES: usize = 5;
 /// Longest trigger name, in characters.
 pub const TRIGGER_NAME_MAX_CHARS: usize = 200;
-/// Longest trigger prompt, in bytes.
-pub const TRIGGER_PROMPT_MAX_BYTES: usize = 100_000;
+/// Longest trigger prompt, in characters.
+pub const TRIGGER_PROMPT_MAX_CHARS: usize = 100_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

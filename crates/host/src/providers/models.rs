@@ -129,11 +129,38 @@ impl ProviderService {
         })
     }
 
+    /// Refuses a `provider:model` id whose provider is not configured, or
+    /// that a complete listing of its provider does not offer.
+    pub(crate) async fn check_model_offered(&self, model: &str) -> Result<(), ApiError> {
+        let state = self.providers_loaded().await;
+        let (provider_id, model_id) = split_model_key(model)?;
+        self.detect_ollama().await;
+        if !state
+            .catalog
+            .provider_ids()
+            .iter()
+            .any(|p| p == provider_id)
+        {
+            return Err(ApiError::invalid_input(format!(
+                "The provider “{provider_id}” is not configured."
+            )));
+        }
+        // Only a complete listing can prove the model is not offered.
+        if let Ok(listing) = state.catalog.list(provider_id).await
+            && listing.status == pizza_providers::CatalogStatus::Ready
+            && !listing.models.iter().any(|m| m.id == model_id)
+        {
+            return Err(ApiError::invalid_input(format!(
+                "The provider “{provider_id}” does not offer “{model_id}”."
+            )));
+        }
+        Ok(())
+    }
+
     pub(crate) async fn model_default_set(
         &self,
         params: ModelDefaultSetParams,
     ) -> Result<ModelDefault, ApiError> {
-        let state = self.providers_loaded().await;
         match params.model.as_deref().map(str::trim) {
             None | Some("") => {
                 keys::DEFAULT_MODEL
@@ -142,27 +169,7 @@ impl ProviderService {
                     .map_err(store_error)?;
             }
             Some(model) => {
-                let (provider_id, model_id) = split_model_key(model)?;
-                self.detect_ollama().await;
-                if !state
-                    .catalog
-                    .provider_ids()
-                    .iter()
-                    .any(|p| p == provider_id)
-                {
-                    return Err(ApiError::invalid_input(format!(
-                        "The provider “{provider_id}” is not configured."
-                    )));
-                }
-                // Only a complete listing can prove the model is not offered.
-                if let Ok(listing) = state.catalog.list(provider_id).await
-                    && listing.status == pizza_providers::CatalogStatus::Ready
-                    && !listing.models.iter().any(|m| m.id == model_id)
-                {
-                    return Err(ApiError::invalid_input(format!(
-                        "The provider “{provider_id}” does not offer “{model_id}”."
-                    )));
-                }
+                self.check_model_offered(model).await?;
                 keys::DEFAULT_MODEL
                     .write(&self.store, &model.to_owned())
                     .await
