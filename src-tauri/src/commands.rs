@@ -12,6 +12,7 @@ mod providers;
 mod runs;
 mod settings;
 mod threads;
+mod triggers;
 
 use crate::ipc::CommandRegistry;
 
@@ -27,4 +28,5 @@ pub(crate) fn register_all(registry: &mut CommandRegistry) {
     runs::register(registry);
     desktop::register(registry);
     notifications::register(registry);
+    triggers::register(registry);
 }
