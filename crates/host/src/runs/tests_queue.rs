@@ -24,7 +24,49 @@ fn hang_after(text: &str) -> FakeTurn {
     .then_hang()
 }
 
-fn queue(thread_id: &str, text: &str) -> QueueAddParams {
+/// A run that pauses on a write of `/notes.md` (call `c1`), is answered
+/// "Saved." and titled once approved, then "second answer" to the next message.
+pub(super) fn note_then_answer() -> FakeModel {
+    FakeModel::with_turns([
+        FakeTurn::tool_call(
+            "c1",
+            "write_file",
+            json!({"file_path": "/notes.md", "content": "pizza"}),
+        ),
+        FakeTurn::text("Saved."),
+        FakeTurn::text("Notes Title"),
+        FakeTurn::text("second answer"),
+    ])
+}
+
+/// With writes asking, starts "save a note" on a new thread and waits until
+/// its run has paused for the decision; returns the thread.
+pub(super) async fn paused_on_a_note(
+    host: &Host,
+    events: &mut broadcast::Receiver<AppEvent>,
+) -> String {
+    super::tests::ask_before_writes(host).await;
+    let paused = host.run_start(start(None, "save a note")).await.unwrap();
+    activity(events, &paused.run_id).await;
+    paused.thread_id
+}
+
+/// Approves call `c1` of the interrupt, as the card does.
+pub(super) async fn approve_c1(
+    host: &Host,
+    thread_id: &str,
+    interrupt_id: String,
+) -> RunStartResponse {
+    host.run_respond(RunRespondParams {
+        thread_id: thread_id.to_owned(),
+        interrupt_id,
+        decisions: [("c1".to_owned(), Decision::APPROVE)].into(),
+    })
+    .await
+    .unwrap()
+}
+
+pub(super) fn queue(thread_id: &str, text: &str) -> QueueAddParams {
     QueueAddParams {
         thread_id: thread_id.to_owned(),
         text: text.to_owned(),
@@ -161,22 +203,10 @@ async fn a_queued_message_runs_after_the_live_run_ends_with_no_window_open() {
 #[tokio::test]
 async fn the_queue_waits_for_a_decision_and_survives_reopening_the_host() {
     let root = TempDataRoot::new().unwrap();
-    let model = FakeModel::with_turns([
-        FakeTurn::tool_call(
-            "c1",
-            "write_file",
-            json!({"file_path": "/notes.md", "content": "pizza"}),
-        ),
-        FakeTurn::text("Saved."),
-        FakeTurn::text("Notes Title"),
-        FakeTurn::text("second answer"),
-    ]);
+    let model = note_then_answer();
     let host = open(&root, &model).await;
-    super::tests::ask_before_writes(&host).await;
     let mut events = host.subscribe();
-    let paused = host.run_start(start(None, "save a note")).await.unwrap();
-    let thread = paused.thread_id.clone();
-    activity(&mut events, &paused.run_id).await;
+    let thread = paused_on_a_note(&host, &mut events).await;
     // Free of runs, but a decision is pending: the message waits.
     let queued = host
         .queue_add(queue(&thread, "and then this"))
@@ -195,14 +225,7 @@ async fn the_queue_waits_for_a_decision_and_survives_reopening_the_host() {
     assert_eq!(host.live_run(&thread), None);
     let interrupt = shown.pending_interrupt.expect("still pending");
 
-    let decided = host
-        .run_respond(RunRespondParams {
-            thread_id: thread.clone(),
-            interrupt_id: interrupt.interrupt_id,
-            decisions: [("c1".to_owned(), Decision::APPROVE)].into(),
-        })
-        .await
-        .unwrap();
+    let decided = approve_c1(&host, &thread, interrupt.interrupt_id).await;
     let AppEvent::Activity { status, .. } = activity(&mut events, &decided.run_id).await else {
         unreachable!()
     };

@@ -3,26 +3,19 @@
 //! the queue after a failed run, text that is too long, and deleting or
 //! forking a thread while it works.
 
-use super::tests::{MODEL, activity, open, start, subscribe, until_finished};
-use super::tests_queue::activity_other_than;
+use super::tests::{activity, open, start, subscribe, until_finished};
+use super::tests_queue::{
+    activity_other_than, approve_c1, note_then_answer, paused_on_a_note, queue,
+};
 use super::*;
 use pizza_llm::{FakeModel, FakeTurn, StreamEvent};
 use pizza_protocol::{
-    AppEvent, Decision, ErrorCode, ErrorReason, MESSAGE_TEXT_MAX_BYTES, QueueAddParams, RunEvent,
-    RunStatus, ThreadForkParams, ThreadGetParams,
+    AppEvent, ErrorCode, ErrorReason, MESSAGE_TEXT_MAX_BYTES, RunEvent, RunStatus,
+    ThreadForkParams, ThreadGetParams,
 };
 use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
-use serde_json::json;
 use tokio::sync::Notify;
-
-fn queue(thread_id: &str, text: &str) -> QueueAddParams {
-    QueueAddParams {
-        thread_id: thread_id.to_owned(),
-        text: text.to_owned(),
-        model: Some(MODEL.to_owned()),
-    }
-}
 
 fn working() -> FakeTurn {
     FakeTurn::from_events([StreamEvent::TextDelta {
@@ -43,22 +36,10 @@ async fn written(host: &Host, thread_id: &str) -> (Vec<String>, Vec<String>) {
 #[tokio::test]
 async fn a_message_while_a_decision_waits_is_refused_or_queued_and_never_fails_a_run() {
     let root = TempDataRoot::new().unwrap();
-    let model = FakeModel::with_turns([
-        FakeTurn::tool_call(
-            "c1",
-            "write_file",
-            json!({"file_path": "/notes.md", "content": "pizza"}),
-        ),
-        FakeTurn::text("Saved."),
-        FakeTurn::text("Notes Title"),
-        FakeTurn::text("second answer"),
-    ]);
+    let model = note_then_answer();
     let host = open(&root, &model).await;
-    super::tests::ask_before_writes(&host).await;
     let mut events = host.subscribe();
-    let paused = host.run_start(start(None, "save a note")).await.unwrap();
-    let thread = paused.thread_id.clone();
-    activity(&mut events, &paused.run_id).await;
+    let thread = paused_on_a_note(&host, &mut events).await;
     let before = written(&host, &thread).await;
 
     let refused = host
@@ -91,14 +72,7 @@ async fn a_message_while_a_decision_waits_is_refused_or_queued_and_never_fails_a
         .unwrap()
         .pending_interrupt
         .expect("still pending");
-    let decided = host
-        .run_respond(RunRespondParams {
-            thread_id: thread.clone(),
-            interrupt_id: interrupt.interrupt_id,
-            decisions: [("c1".to_owned(), Decision::APPROVE)].into(),
-        })
-        .await
-        .unwrap();
+    let decided = approve_c1(&host, &thread, interrupt.interrupt_id).await;
     activity(&mut events, &decided.run_id).await;
     // The queued message runs next.
     let (_, status) = activity_other_than(&mut events, &decided.run_id).await;

@@ -1,6 +1,6 @@
 use pizza_store::{
-    Error, NewMessage, NewThread, QueuedMessage, Role, RunSource, RunStatus, StepCommit,
-    ThreadSource, TurnStart, TurnThread,
+    CommittedStep, Error, NewMessage, NewThread, QueuedMessage, Role, RunSource, RunStatus,
+    StepCommit, Store, ThreadSource, TurnStart, TurnThread,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -25,6 +25,20 @@ fn turn(thread: TurnThread, text: &str) -> TurnStart {
         queued_id: None,
         answers_interrupt: false,
     }
+}
+
+/// Commits a step that waits for a decision (interrupt `i1`).
+async fn asks(store: &Store, thread_id: &str) -> CommittedStep {
+    store
+        .commit_step(
+            thread_id,
+            StepCommit {
+                interrupt: Some(json!({ "interrupt_id": "i1" })),
+                ..step("asks")
+            },
+        )
+        .await
+        .unwrap()
 }
 
 /// The turn that sends `queued` on a thread with no checkpoint yet.
@@ -64,17 +78,7 @@ async fn a_turn_writes_its_thread_run_and_message_together() {
 async fn a_refused_turn_writes_nothing() {
     let t = open().await;
     let th = new_thread(&t.store).await;
-    let pending = t
-        .store
-        .commit_step(
-            &th.id,
-            StepCommit {
-                interrupt: Some(json!({ "interrupt_id": "i1" })),
-                ..step("asks")
-            },
-        )
-        .await
-        .unwrap();
+    let pending = asks(&t.store, &th.id).await;
     let before = row_counts(t.dir.path()).await;
 
     // Waiting for a decision: no turn begins, even from the right head.
@@ -127,17 +131,7 @@ async fn a_turn_ends_an_older_resume_offer() {
 async fn an_answer_to_a_decision_is_written_with_its_run_exactly_once() {
     let t = open().await;
     let th = new_thread(&t.store).await;
-    let asked = t
-        .store
-        .commit_step(
-            &th.id,
-            StepCommit {
-                interrupt: Some(json!({ "interrupt_id": "i1" })),
-                ..step("asks")
-            },
-        )
-        .await
-        .unwrap();
+    let asked = asks(&t.store, &th.id).await;
     let answer = || TurnStart {
         expected_head: Some(asked.checkpoint.id.clone()),
         answers_interrupt: true,
