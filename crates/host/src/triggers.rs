@@ -8,7 +8,7 @@ use pizza_protocol::{
     ApiError, OccurrenceList, OccurrenceListParams, OccurrenceReason, OccurrenceStatus,
     OccurrenceView, TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES, TRIGGER_PROMPT_MAX_CHARS,
     TriggerIdParams, TriggerKind, TriggerList, TriggerListParams, TriggerPreview,
-    TriggerPreviewParams, TriggerSaveParams, TriggerSetEnabledParams, TriggerView,
+    TriggerPreviewParams, TriggerSaveParams, TriggerSaved, TriggerSetEnabledParams, TriggerView,
 };
 use pizza_scheduler::{DateTime, Schedule, Utc, Zone};
 use pizza_store::{Clock, NewTrigger, Store, TriggerUpdate};
@@ -140,6 +140,7 @@ impl TriggerService {
             schedule: words,
             next_fire_at,
             last_outcome: last.map(occurrence_view),
+            webhook_url: None,
             created_at: trigger.created_at,
             updated_at: trigger.updated_at,
         }
@@ -329,8 +330,12 @@ impl Host {
         self.triggers().trigger_preview(params).await
     }
 
-    pub async fn trigger_save(&self, params: TriggerSaveParams) -> Result<TriggerView, ApiError> {
-        self.triggers().trigger_save(params).await
+    pub async fn trigger_save(&self, params: TriggerSaveParams) -> Result<TriggerSaved, ApiError> {
+        let trigger = self.triggers().trigger_save(params).await?;
+        Ok(TriggerSaved {
+            trigger,
+            secret: None,
+        })
     }
 
     pub async fn trigger_delete(&self, params: TriggerIdParams) -> Result<(), ApiError> {

@@ -85,7 +85,11 @@ async fn preview_of_a_bad_cron_or_zone_names_the_field() {
 async fn a_saved_trigger_lists_with_its_words_and_next_fire() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root, &FakeModel::default()).await;
-    let saved = host.trigger_save(weekdays_in_paris()).await.unwrap();
+    let saved = host
+        .trigger_save(weekdays_in_paris())
+        .await
+        .unwrap()
+        .trigger;
     let list = host.trigger_list(TriggerListParams {}).await.unwrap();
     assert_eq!(list.triggers, vec![saved.clone()]);
     let listed = &list.triggers[0];
@@ -115,7 +119,8 @@ async fn a_saved_trigger_lists_with_its_words_and_next_fire() {
             ..weekdays_in_paris()
         })
         .await
-        .unwrap();
+        .unwrap()
+        .trigger;
     assert_eq!(renamed.id, saved.id);
     assert_eq!(renamed.name, "Morning notes");
     assert_eq!(renamed.next_fire_at, None);
@@ -175,7 +180,11 @@ async fn bad_input_names_the_field_and_saves_nothing() {
     assert_eq!(trigger_count(&host).await, 0);
 
     // A bad update leaves the saved trigger as it was.
-    let saved = host.trigger_save(weekdays_in_paris()).await.unwrap();
+    let saved = host
+        .trigger_save(weekdays_in_paris())
+        .await
+        .unwrap()
+        .trigger;
     let refused = host
         .trigger_save(TriggerSaveParams {
             id: Some(saved.id.clone()),
@@ -194,7 +203,11 @@ async fn bad_input_names_the_field_and_saves_nothing() {
 async fn set_enabled_disarms_and_rearms() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root, &FakeModel::default()).await;
-    let saved = host.trigger_save(weekdays_in_paris()).await.unwrap();
+    let saved = host
+        .trigger_save(weekdays_in_paris())
+        .await
+        .unwrap()
+        .trigger;
     assert!(saved.next_fire_at.is_some());
     let disabled = host
         .trigger_set_enabled(TriggerSetEnabledParams {
@@ -230,7 +243,11 @@ async fn set_enabled_disarms_and_rearms() {
 async fn delete_removes_the_trigger_and_its_history() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root, &FakeModel::default()).await;
-    let saved = host.trigger_save(weekdays_in_paris()).await.unwrap();
+    let saved = host
+        .trigger_save(weekdays_in_paris())
+        .await
+        .unwrap()
+        .trigger;
     let history = host
         .occurrence_list(OccurrenceListParams {
             trigger_id: saved.id.clone(),

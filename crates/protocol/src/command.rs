@@ -203,13 +203,23 @@ commands! {
     TriggerPreview = "trigger_preview", crate::TriggerPreviewParams => crate::TriggerPreview;
     /// Creates or updates a trigger; bad input is `INVALID_INPUT` naming the
     /// field, and nothing is saved.
-    TriggerSave = "trigger_save", crate::TriggerSaveParams => crate::TriggerView;
+    /// A new webhook trigger's secret is in the answer, once.
+    TriggerSave = "trigger_save", crate::TriggerSaveParams => crate::TriggerSaved;
     /// Deletes a trigger and its history.
     TriggerDelete = "trigger_delete", crate::TriggerIdParams => ();
     /// Arms or disarms a trigger.
     TriggerSetEnabled = "trigger_set_enabled", crate::TriggerSetEnabledParams => crate::TriggerView;
     /// One page of a trigger's history, newest first.
     OccurrenceList = "occurrence_list", crate::OccurrenceListParams => crate::OccurrenceList;
+    /// Fires a trigger now (reason `manual`), in a new thread, even while
+    /// automations are paused or the trigger is disabled.
+    TriggerRunNow = "trigger_run_now", crate::TriggerIdParams => crate::TriggerFired;
+    /// Gives a webhook trigger a new secret, shown once; the old one stops working.
+    TriggerRotateSecret = "trigger_rotate_secret", crate::TriggerIdParams => crate::TriggerSecret;
+    /// The automations switch, start at login and the webhook listener.
+    AutomationsGet = "automations_get", crate::AutomationsGetParams => crate::Automations;
+    /// Changes them; absent fields stay as they are.
+    AutomationsUpdate = "automations_update", crate::AutomationsPatch => crate::Automations;
 }
 
 #[cfg(test)]

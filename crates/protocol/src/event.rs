@@ -39,6 +39,15 @@ pub enum AppEvent {
         thread_id: ThreadId,
         queued: Vec<crate::QueuedMessage>,
     },
+    /// The automations switch, start at login or the webhook listener
+    /// changed (from the Automations page, the tray or the listener itself).
+    AutomationsChanged { automations: crate::Automations },
+    /// A trigger was saved, deleted, switched or fired; its list and history
+    /// should be re-read.
+    TriggersChanged {
+        /// The trigger concerned, when one is.
+        trigger_id: Option<String>,
+    },
 }
 
 impl AppEvent {
@@ -46,12 +55,16 @@ impl AppEvent {
     pub const ACTIVITY: &'static str = "activity";
     pub const NAVIGATE: &'static str = "navigate";
     pub const QUEUE_CHANGED: &'static str = "queue_changed";
+    pub const AUTOMATIONS_CHANGED: &'static str = "automations_changed";
+    pub const TRIGGERS_CHANGED: &'static str = "triggers_changed";
     /// Every app event name.
     pub const NAMES: &'static [&'static str] = &[
         Self::THREADS_CHANGED,
         Self::ACTIVITY,
         Self::NAVIGATE,
         Self::QUEUE_CHANGED,
+        Self::AUTOMATIONS_CHANGED,
+        Self::TRIGGERS_CHANGED,
     ];
 
     /// The Tauri event name.
@@ -61,6 +74,8 @@ impl AppEvent {
             Self::Activity { .. } => Self::ACTIVITY,
             Self::Navigate { .. } => Self::NAVIGATE,
             Self::QueueChanged { .. } => Self::QUEUE_CHANGED,
+            Self::AutomationsChanged { .. } => Self::AUTOMATIONS_CHANGED,
+            Self::TriggersChanged { .. } => Self::TRIGGERS_CHANGED,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod app;
 mod approval;
+mod automations;
 mod command;
 mod desktop;
 mod error;
@@ -23,6 +24,9 @@ pub use app::{AppInfo, AppInfoParams, BuildProfile};
 pub use approval::{
     ApprovalList, ApprovalListParams, ApprovalPolicy, ApprovalResetParams, ApprovalSetParams,
     ChangePreview, RememberScope, ToolApproval,
+};
+pub use automations::{
+    Automations, AutomationsGetParams, AutomationsPatch, DEFAULT_WEBHOOK_PORT, WebhookListener,
 };
 pub use command::{
     COMMANDS, Command, STREAM_CHANNEL_ARG, STREAMING_COMMANDS, StreamingCommand, cmd,
@@ -75,9 +79,10 @@ pub use thread::{
 };
 pub use trigger::{
     OccurrenceList, OccurrenceListParams, OccurrenceReason, OccurrenceStatus, OccurrenceView,
-    TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES, TRIGGER_PROMPT_MAX_CHARS, TriggerIdParams,
-    TriggerKind, TriggerList, TriggerListParams, TriggerPreview, TriggerPreviewParams,
-    TriggerSaveParams, TriggerSetEnabledParams, TriggerView,
+    TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES, TRIGGER_PROMPT_MAX_CHARS, TriggerFired,
+    TriggerIdParams, TriggerKind, TriggerList, TriggerListParams, TriggerPreview,
+    TriggerPreviewParams, TriggerSaveParams, TriggerSaved, TriggerSecret, TriggerSetEnabledParams,
+    TriggerView,
 };
 
 /// Bumped whenever a command or DTO changes incompatibly.

@@ -1,5 +1,5 @@
-//! Automations: triggers that start work on their own (a cron schedule for
-//! now) and the history of their fires. A refused field is `INVALID_INPUT`
+//! Automations: triggers that start work on their own (a cron schedule or a
+//! webhook on loopback) and the history of their fires. A refused field is `INVALID_INPUT`
 //! whose message starts with the field's name (`cron: …`, `timezone: …`,
 //! `name: …`, `model: …`), so an editor can place it beside that field.
 
@@ -91,6 +91,10 @@ pub struct TriggerView {
     /// The newest occurrence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_outcome: Option<OccurrenceView>,
+    /// For webhook triggers: the URL to `POST` to (on loopback, at the port
+    /// set in [`Automations`](crate::Automations)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_url: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -133,16 +137,49 @@ pub struct TriggerSaveParams {
     #[serde(default)]
     pub id: Option<String>,
     pub name: String,
-    /// Only `cron` can be saved for now; a trigger's kind never changes.
+    /// A trigger's kind never changes.
     pub kind: TriggerKind,
     #[serde(default)]
     pub prompt: String,
     #[serde(default)]
     pub model: Option<String>,
     pub enabled: bool,
+    /// Required for cron triggers; ignored for webhooks.
+    #[serde(default)]
     pub cron: String,
+    /// Cron triggers only.
     #[serde(default)]
     pub timezone: Option<String>,
+}
+
+/// What `trigger_save` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriggerSaved {
+    pub trigger: TriggerView,
+    /// A new webhook trigger's secret: shown this once, stored only as a
+    /// salted hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+}
+
+/// What `trigger_rotate_secret` answers: the new secret, shown this once.
+/// The old one stops working at once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriggerSecret {
+    pub trigger: TriggerView,
+    pub secret: String,
+}
+
+/// What `trigger_run_now` answers: the occurrence it recorded. Its run's
+/// thread and id are set when it started; a fire while the previous one
+/// still runs is recorded as skipped, with its sentence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriggerFired {
+    pub occurrence: OccurrenceView,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
