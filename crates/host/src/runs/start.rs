@@ -187,6 +187,7 @@ impl RunService {
                 expected_head: opened.head,
                 queued_id: None,
                 answers_interrupt: false,
+                occurrence: None,
             })
             .await
             .map_err(|e| match e {
@@ -268,6 +269,7 @@ impl RunService {
                 expected_head: prepared.head,
                 queued_id: None,
                 answers_interrupt: true,
+                occurrence: None,
             })
             .await
             .map_err(|e| match e {
@@ -313,6 +315,7 @@ impl RunService {
                 expected_head: opened.head,
                 queued_id: Some(next.id.clone()),
                 answers_interrupt: false,
+                occurrence: None,
             })
             .await
         {
