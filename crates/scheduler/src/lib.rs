@@ -4,6 +4,7 @@ mod describe;
 mod error;
 mod expression;
 mod schedule;
+pub mod webhook;
 
 pub use error::{Error, Result};
 pub use schedule::{Schedule, Zone};
