@@ -22,13 +22,13 @@ use super::prompt::prompt_of;
 use super::rate_limit::{RequestWindows, retry_after_seconds};
 use super::secret::verify_secret;
 use super::server::{MAX_BODY_BYTES, RateLimit};
-use super::{WebhookFired, WebhookRefusal, WebhookTarget};
+use super::{SecretHash, WebhookFired, WebhookRefusal, WebhookTarget};
 
 /// The header a caller that cannot set `Authorization` sends the secret in.
 const SECRET_HEADER: HeaderName = HeaderName::from_static("x-trigger-secret");
 const ROUTE_PREFIX: &str = "/triggers/";
 /// Longer than any id the store makes; a longer path is not a trigger.
-const MAX_TRIGGER_ID_CHARS: usize = 200;
+const MAX_TRIGGER_ID_BYTES: usize = 200;
 /// How long a checked request may take to send its body.
 const BODY_DEADLINE: Duration = Duration::from_secs(30);
 
@@ -78,7 +78,7 @@ pub(super) async fn answer(
 ) -> WebhookResponse {
     let (parts, incoming) = request.into_parts();
     let mut body = RequestBody::new(incoming, &parts.headers);
-    let response = check_and_fire(
+    let (response, known_trigger) = check_and_fire(
         &parts.method,
         parts.uri.path(),
         &parts.headers,
@@ -87,35 +87,49 @@ pub(super) async fn answer(
     )
     .await;
     body.discard_rest().await;
+    // Only a trigger the target knows is named: any other path is the
+    // client's text, and a secret pasted into a URL must not reach a log.
     tracing::debug!(
         method = %parts.method,
-        path = parts.uri.path(),
+        trigger = known_trigger.unwrap_or("-"),
         status = response.status().as_u16(),
         "webhook request answered"
     );
     response
 }
 
-async fn check_and_fire(
+/// The answer, and the trigger id once the target has recognised it.
+async fn check_and_fire<'path>(
     method: &Method,
-    path: &str,
+    path: &'path str,
     headers: &HeaderMap,
     body: &mut RequestBody,
     state: &Arc<ListenerState>,
-) -> WebhookResponse {
+) -> (WebhookResponse, Option<&'path str>) {
     let Some(trigger_id) = trigger_id_of(path) else {
-        return not_found();
+        return (not_found(), None);
     };
     if method != Method::POST {
         let mut response = error(StatusCode::METHOD_NOT_ALLOWED, "use POST to fire a trigger");
         response
             .headers_mut()
             .insert(ALLOW, HeaderValue::from_static("POST"));
-        return response;
+        return (response, None);
     }
     let Some(stored) = state.target.secret_of(trigger_id).await else {
-        return not_found();
+        return (not_found(), None);
     };
+    let response = check_known_and_fire(trigger_id, &stored, headers, body, state).await;
+    (response, Some(trigger_id))
+}
+
+async fn check_known_and_fire(
+    trigger_id: &str,
+    stored: &SecretHash,
+    headers: &HeaderMap,
+    body: &mut RequestBody,
+    state: &Arc<ListenerState>,
+) -> WebhookResponse {
     if let Err(wait) = state.admit(trigger_id) {
         let seconds = retry_after_seconds(wait);
         let mut response = error(
@@ -127,7 +141,7 @@ async fn check_and_fire(
             .insert(RETRY_AFTER, HeaderValue::from(seconds));
         return response;
     }
-    if !secret_of_request(headers).is_some_and(|given| verify_secret(given, &stored)) {
+    if !secret_of_request(headers).is_some_and(|given| verify_secret(given, stored)) {
         let mut response = error(StatusCode::UNAUTHORIZED, "unauthorized");
         response
             .headers_mut()
@@ -190,7 +204,7 @@ async fn fire(
 /// `<id>` of `/triggers/<id>`: one non-empty segment.
 fn trigger_id_of(path: &str) -> Option<&str> {
     let id = path.strip_prefix(ROUTE_PREFIX)?;
-    let is_one_segment = !id.is_empty() && !id.contains('/') && id.len() <= MAX_TRIGGER_ID_CHARS;
+    let is_one_segment = !id.is_empty() && !id.contains('/') && id.len() <= MAX_TRIGGER_ID_BYTES;
     is_one_segment.then_some(id)
 }
 
