@@ -5,6 +5,7 @@ mod error;
 mod expression;
 mod runtime;
 mod schedule;
+pub mod webhook;
 
 pub use error::{Error, Result};
 #[cfg(any(test, feature = "test-support"))]

@@ -19,7 +19,7 @@ use crate::{Launch, Launched, ManualClock, Scheduler, Sink, StartOptions, Zone};
 /// What the sink was told, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Told {
-    Launched(Launch),
+    Launched(Box<Launch>),
     GaveUp(Occurrence),
 }
 
@@ -33,7 +33,7 @@ pub(crate) struct RecordingSink {
 #[async_trait]
 impl Sink for RecordingSink {
     async fn launch(&self, launch: Launch) -> Result<Launched, String> {
-        let _ = self.told.send(Told::Launched(launch.clone()));
+        let _ = self.told.send(Told::Launched(Box::new(launch.clone())));
         if let Some(why) = self
             .refuse
             .lock()

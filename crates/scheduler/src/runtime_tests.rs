@@ -15,7 +15,7 @@ const MINUTE: Duration = Duration::from_secs(60);
 fn launches(told: &[Told]) -> Vec<&crate::Launch> {
     told.iter()
         .filter_map(|t| match t {
-            Told::Launched(launch) => Some(launch),
+            Told::Launched(launch) => Some(launch.as_ref()),
             Told::GaveUp(_) => None,
         })
         .collect()
@@ -345,10 +345,10 @@ async fn after_sleep_a_missed_tick_fires_once_and_nothing_in_flight_is_replayed(
     assert_eq!(launches(&rig.told()).len(), 1, "Busy's 09:00 is in flight");
 
     // The lid closes at 09:01 and opens two days later at 11:00.
-    rig.then(|s| s.sleeping()).await;
+    rig.then(crate::Scheduler::sleeping).await;
     rig.clock
         .advance(Duration::from_secs(2 * 24 * 3600 + 119 * 60));
-    rig.then(|s| s.woke()).await;
+    rig.then(crate::Scheduler::woke).await;
     let told = rig.told();
     let fired = launches(&told);
     assert_eq!(fired.len(), 1, "{told:?}");

@@ -42,7 +42,7 @@ pub struct OccurrenceLaunch {
 }
 
 impl OccurrenceLaunch {
-    fn from_states(&self) -> &'static [OccurrenceStatus] {
+    fn states_launched_from(&self) -> &'static [OccurrenceStatus] {
         if self.relaunch {
             &[OccurrenceStatus::Pending, OccurrenceStatus::Running]
         } else {
@@ -65,7 +65,7 @@ pub(crate) async fn launch_occurrence_in(
         &launch.occurrence_id,
         run_id,
         thread_id,
-        launch.from_states(),
+        launch.states_launched_from(),
         now,
     )
     .await
