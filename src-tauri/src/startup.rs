@@ -159,6 +159,11 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
         let host = host.clone();
         tauri::async_runtime::spawn(async move {
             host.set_desktop_shell(shell).await;
+            // Triggers arm, and what a crash left relaunches, with the shell
+            // plugged in (start at login reads through it).
+            if let Err(error) = host.start_automations().await {
+                tracing::warn!(code = %error.code, "automations could not start");
+            }
         });
         if launch.thread.is_some() || launch.quick_ask {
             on_launch(app, launch);
