@@ -57,6 +57,17 @@ pub trait DesktopShell: Send + Sync {
     fn open_link(&self, url: &str) -> Result<(), String> {
         Err(format!("this build cannot open {url}"))
     }
+    /// Whether the app starts (in the tray, without its window) when the
+    /// person logs in; `None` when this system offers no way to.
+    fn start_at_login(&self) -> Option<bool> {
+        None
+    }
+    /// Turns starting at login on or off; the error says why it could not.
+    /// Touches files: the host calls it off its async threads.
+    fn set_start_at_login(&self, on: bool) -> Result<(), String> {
+        let _ = on;
+        Err("this system offers no way to start Pizza Bot when you log in".to_owned())
+    }
 }
 
 /// What the native save dialog shows.
