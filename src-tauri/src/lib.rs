@@ -15,6 +15,7 @@ mod navigate;
 mod notifications;
 mod quick_ask;
 mod shortcut;
+mod sleep;
 mod startup;
 mod tray;
 mod webview;
