@@ -53,14 +53,19 @@ impl AutostartEntry {
         &self.path
     }
 
-    /// On when the entry exists, is not hidden and starts this executable:
-    /// an entry left by a copy of the app elsewhere does not count.
+    /// On when the entry exists, is not switched off (`Hidden=true`, or
+    /// GNOME's `X-GNOME-Autostart-enabled=false` from its startup settings)
+    /// and starts this executable: an entry left by a copy of the app
+    /// elsewhere does not count.
     pub(crate) fn is_on(&self) -> bool {
         let Ok(contents) = std::fs::read_to_string(&self.path) else {
             return false;
         };
         let entry = desktop_entry_keys(&contents);
-        if entry.iter().any(|(k, v)| *k == "Hidden" && *v == "true") {
+        let switched_off = entry.iter().any(|(k, v)| {
+            (*k == "Hidden" && *v == "true") || (*k == "X-GNOME-Autostart-enabled" && *v == "false")
+        });
+        if switched_off {
             return false;
         }
         entry

@@ -139,6 +139,12 @@ fn an_entry_for_another_executable_or_a_hidden_one_is_off() {
     )
     .expect("written by hand");
     assert!(!entry.is_on());
+    std::fs::write(
+        entry.path(),
+        "[Desktop Entry]\nExec=/opt/pizza-bot/pizza-bot --hidden\nX-GNOME-Autostart-enabled=false\n",
+    )
+    .expect("written by hand");
+    assert!(!entry.is_on());
     // Keys of other groups do not count.
     std::fs::write(
         entry.path(),
