@@ -15,18 +15,21 @@ use std::time::Duration;
 use futures::StreamExt;
 use zbus::zvariant::OwnedFd;
 
-/// What the machine is about to do, or just did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PowerEvent {
-    Sleeping,
-    Woke,
-}
+use pizza_host::{Host, PowerEvent};
 
 /// Who is told about sleep and wake: the host in the app, a recorder in tests.
 pub(crate) trait PowerListener: Send + Sync + 'static {
     /// Returns once the event is handled; for `Sleeping` the machine waits
     /// for that (up to [`SLEEP_HANDLING_LIMIT`]).
     fn power_changed(&self, event: PowerEvent) -> impl Future<Output = ()> + Send;
+}
+
+impl PowerListener for Host {
+    async fn power_changed(&self, event: PowerEvent) {
+        // The scheduler is marked asleep (or awake) before this returns;
+        // its task disarms or rebuilds the timers from that mark.
+        Host::power_changed(self, event);
+    }
 }
 
 /// How long the machine is held back for the host to pause: under logind's
