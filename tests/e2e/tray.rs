@@ -2,7 +2,8 @@
 //! app's bus too) takes the app's tray item, and its menu entries are
 //! clicked over `com.canonical.dbusmenu` as a panel clicks them — Open brings
 //! back a window closed to the tray (and a second launch shows the thread
-//! it names), Quick ask opens its window, and Quit
+//! it names), Quick ask opens its window, Pause / Resume automations
+//! switches automations and follows their state, and Quit
 //! during a run asks first, then records the run `cancelled` and exits.
 
 use crate::chat::{ask, configure_provider, openai_mock};
@@ -59,6 +60,16 @@ async fn wait_for_entry(menu: &TrayMenu, label: &str) -> Result<()> {
     }
 }
 
+/// Calls an automations command from the page; its answer's `enabled`.
+async fn automations_call(app: &App, command: &str, args: &str) -> Result<serde_json::Value> {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+         window.__TAURI_INTERNALS__.invoke('{command}', {args})
+           .then((a) => done(a.enabled), (e) => done(JSON.stringify(e)));"
+    );
+    Ok(app.client.execute_async(&script, vec![]).await?)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()> {
     let sandbox = Sandbox::new()?;
@@ -81,9 +92,20 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
                 ("Open Pizza Bot".to_owned(), true),
                 ("Quick ask…".to_owned(), true),
                 ("No runs in progress".to_owned(), false),
+                ("Resume automations".to_owned(), true),
                 ("Quit Pizza Bot".to_owned(), true),
             ]
         );
+
+        // Automations start paused; the item switches them and its label
+        // follows, also for a change made elsewhere (here, the page).
+        menu.click("Resume automations").map_err(|e| anyhow!(e))?;
+        wait_for_entry(&menu, "Pause automations").await?;
+        let enabled = automations_call(&app, "automations_get", "{}").await?;
+        ensure!(enabled == json!(true), "after Resume the host says {enabled}");
+        let enabled = automations_call(&app, "automations_update", "{enabled: false}").await?;
+        ensure!(enabled == json!(false), "the page's pause answered {enabled}");
+        wait_for_entry(&menu, "Resume automations").await?;
 
         // With a tray, closing the window only hides it; Open shows it again.
         let window = x11::close_until_hidden(MAIN_TITLE, &app.processes()).await?;
