@@ -101,9 +101,9 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
         // follows, also for a change made elsewhere (here, the page).
         menu.click("Resume automations").map_err(|e| anyhow!(e))?;
         wait_for_entry(&menu, "Pause automations").await?;
-        let enabled = automations_call(&app, "automations_get", "{}").await?;
+        let enabled = automations_call(app, "automations_get", "{}").await?;
         ensure!(enabled == json!(true), "after Resume the host says {enabled}");
-        let enabled = automations_call(&app, "automations_update", "{enabled: false}").await?;
+        let enabled = automations_call(app, "automations_update", "{enabled: false}").await?;
         ensure!(enabled == json!(false), "the page's pause answered {enabled}");
         wait_for_entry(&menu, "Resume automations").await?;
 
