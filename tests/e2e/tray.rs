@@ -3,7 +3,8 @@
 //! clicked over `com.canonical.dbusmenu` as a panel clicks them — Open brings
 //! back a window closed to the tray (and a second launch shows the thread
 //! it names), Quick ask opens its window, Pause / Resume automations
-//! switches automations and follows their state, and Quit
+//! switches automations and follows their state, start at login writes
+//! the autostart entry, and Quit
 //! during a run asks first, then records the run `cancelled` and exits.
 
 use crate::chat::{ask, configure_provider, openai_mock};
@@ -209,6 +210,55 @@ async fn quit_from_the_tray_during_a_run_cancels_it_and_exits() -> Result<()> {
     assert_eq!(runs[0].status, RunStatus::Cancelled, "{runs:#?}");
     ensure!(runs[0].ended_at.is_some(), "{runs:#?}");
     Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn start_at_login_writes_and_removes_the_autostart_entry() -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    // The app's XDG_CONFIG_HOME is the sandbox's home/.config.
+    let entry = sandbox
+        .path()
+        .join("home/.config/autostart/pizza-bot.desktop");
+    let app = App::start(&sandbox, "start-at-login").await?;
+    app.run(async |app| {
+        app.find("[data-testid=rail-inbox]").await?;
+        let off = start_at_login_call(app, "automations_get", "{}").await?;
+        ensure!(off == json!(false), "before: {off}");
+
+        let on = start_at_login_call(app, "automations_update", "{start_at_login: true}").await?;
+        ensure!(on == json!(true), "turning it on answered {on}");
+        let contents = std::fs::read_to_string(&entry)?;
+        let exec = contents
+            .lines()
+            .find_map(|line| line.strip_prefix("Exec="))
+            .ok_or_else(|| anyhow!("no Exec line in {contents}"))?;
+        // This very binary (as the kernel names it), started in the tray.
+        let binary = std::fs::canonicalize(
+            std::env::var_os("PIZZA_APP_BIN").ok_or_else(|| anyhow!("PIZZA_APP_BIN"))?,
+        )?;
+        ensure!(
+            exec == format!("{} --hidden", binary.display()),
+            "Exec={exec}"
+        );
+        let read_back = start_at_login_call(app, "automations_get", "{}").await?;
+        ensure!(read_back == json!(true), "read back: {read_back}");
+
+        let off = start_at_login_call(app, "automations_update", "{start_at_login: false}").await?;
+        ensure!(off == json!(false), "turning it off answered {off}");
+        ensure!(!entry.exists(), "the entry is still there");
+        Ok(())
+    })
+    .await
+}
+
+/// Calls an automations command from the page; its answer's `start_at_login`.
+async fn start_at_login_call(app: &App, command: &str, args: &str) -> Result<serde_json::Value> {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+         window.__TAURI_INTERNALS__.invoke('{command}', {args})
+           .then((a) => done(a.start_at_login), (e) => done(JSON.stringify(e)));"
+    );
+    Ok(app.client.execute_async(&script, vec![]).await?)
 }
 
 /// Whether process `pid` still runs (an exited child its parent has not yet
