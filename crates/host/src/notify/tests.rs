@@ -504,3 +504,68 @@ async fn several_gated_calls_are_decided_on_the_card_only() {
     assert_eq!(shown[0].kind, NotificationKind::ActionRequired);
     assert_eq!(shown[0].approval, None);
 }
+
+#[tokio::test]
+async fn an_automation_given_up_after_three_attempts_is_announced() {
+    let root = TempDataRoot::new().unwrap();
+    let notifier = Recording::new();
+    let host = open(&root, &FakeModel::default(), notifier.clone()).await;
+    let store = host.store();
+    let trigger = store
+        .create_trigger(store::NewTrigger {
+            name: "Nightly report".to_owned(),
+            kind: store::TriggerKind::Cron,
+            prompt: "Report.".to_owned(),
+            model: None,
+            enabled: true,
+            cron: Some("0 3 * * *".to_owned()),
+            timezone: None,
+            webhook_secret: None,
+        })
+        .await
+        .unwrap();
+    let store::Recorded::Pending(o) = store
+        .record_occurrence(store::NewOccurrence {
+            trigger_id: trigger.id.clone(),
+            scheduled_at: 1,
+            reason: store::OccurrenceReason::Cron,
+            prompt: None,
+            sentence: None,
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("expected a pending occurrence");
+    };
+    // Three starts that each crashed mid-run.
+    store
+        .claim_occurrence(&o.id, "run-1", "thread-1")
+        .await
+        .unwrap();
+    store
+        .reclaim_occurrence(&o.id, "run-2", "thread-1")
+        .await
+        .unwrap();
+    store
+        .reclaim_occurrence(&o.id, "run-3", "thread-1")
+        .await
+        .unwrap();
+
+    host.start_automations().await.unwrap();
+    let shown = notifier.until(1).await;
+    assert_eq!(
+        (
+            shown[0].summary.as_str(),
+            shown[0].thread_id.as_str(),
+            shown[0].kind
+        ),
+        ("Automation gave up", "thread-1", NotificationKind::Failed)
+    );
+    assert!(
+        shown[0].body.starts_with("Nightly report\n"),
+        "{}",
+        shown[0].body
+    );
+    let dead = store.occurrence(&o.id).await.unwrap();
+    assert_eq!(dead.status, store::OccurrenceStatus::Dead);
+}
