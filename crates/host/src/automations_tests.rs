@@ -1,6 +1,8 @@
 //! Automations against a real temp store, the real run path with a scripted
 //! model, and the real loopback webhook listener spoken to over TCP.
 
+use std::sync::Arc;
+
 use pizza_llm::{FakeModel, FakeTurn};
 use pizza_protocol::{
     AutomationsGetParams, AutomationsPatch, ErrorCode, OccurrenceReason, OccurrenceStatus,
@@ -348,4 +350,98 @@ async fn bad_automation_input_is_refused_naming_the_field() {
     // Nothing was saved by the refusals.
     let state = host.automations_get(AutomationsGetParams {}).await.unwrap();
     assert_eq!(state.webhook_port, pizza_protocol::DEFAULT_WEBHOOK_PORT);
+}
+
+/// Keeps every notification it is asked to show.
+#[derive(Debug, Default)]
+struct Recording {
+    shown: tokio::sync::watch::Sender<Vec<crate::Notification>>,
+}
+
+impl crate::Notifier for Recording {
+    fn show(&self, notification: crate::Notification) -> Result<(), crate::NotifyError> {
+        self.shown.send_modify(|v| v.push(notification));
+        Ok(())
+    }
+
+    fn available(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn an_automation_given_up_after_three_attempts_is_announced() {
+    let root = TempDataRoot::new().unwrap();
+    let notifier = Arc::new(Recording::default());
+    let host = Host::open(
+        crate::DataRoot::prepare(root.path()).unwrap(),
+        crate::HostOptions::default()
+            .with_ollama_probe(None)
+            .with_notifier(notifier.clone()),
+    )
+    .await
+    .unwrap();
+    let store = host.store();
+    let trigger = store
+        .create_trigger(pizza_store::NewTrigger {
+            name: "Nightly report".to_owned(),
+            kind: pizza_store::TriggerKind::Cron,
+            prompt: "Report.".to_owned(),
+            model: None,
+            enabled: true,
+            cron: Some("0 3 * * *".to_owned()),
+            timezone: None,
+            webhook_secret: None,
+        })
+        .await
+        .unwrap();
+    let pizza_store::Recorded::Pending(o) = store
+        .record_occurrence(pizza_store::NewOccurrence {
+            trigger_id: trigger.id.clone(),
+            scheduled_at: 1,
+            reason: pizza_store::OccurrenceReason::Cron,
+            prompt: None,
+            sentence: None,
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("expected a pending occurrence");
+    };
+    // Three starts that each crashed mid-run.
+    store
+        .claim_occurrence(&o.id, "run-1", "thread-1")
+        .await
+        .unwrap();
+    store
+        .reclaim_occurrence(&o.id, "run-2", "thread-1")
+        .await
+        .unwrap();
+    store
+        .reclaim_occurrence(&o.id, "run-3", "thread-1")
+        .await
+        .unwrap();
+
+    host.start_automations().await.unwrap();
+    let mut shown = notifier.shown.subscribe();
+    let shown = shown.wait_for(|v| !v.is_empty()).await.unwrap().clone();
+    assert_eq!(
+        (
+            shown[0].summary.as_str(),
+            shown[0].thread_id.as_str(),
+            shown[0].kind
+        ),
+        (
+            "Automation gave up",
+            "thread-1",
+            crate::NotificationKind::Failed
+        )
+    );
+    assert!(
+        shown[0].body.starts_with("Nightly report\n"),
+        "{}",
+        shown[0].body
+    );
+    let dead = store.occurrence(&o.id).await.unwrap();
+    assert_eq!(dead.status, pizza_store::OccurrenceStatus::Dead);
 }
