@@ -49,6 +49,9 @@ pub(crate) struct AutomationsService {
     scheduler: Scheduler,
     /// Whether the switch is on: read by the webhook listener per request.
     armed: Arc<AtomicBool>,
+    /// `start` runs once per process: recovery must not replay what this
+    /// process launched.
+    started: AtomicBool,
     listener: Mutex<Listener>,
 }
 
@@ -95,6 +98,7 @@ impl AutomationsService {
             desktop: deps.desktop,
             scheduler,
             armed: Arc::new(AtomicBool::new(false)),
+            started: AtomicBool::new(false),
             listener: Mutex::default(),
         }
     }
@@ -121,6 +125,9 @@ impl AutomationsService {
     /// Relaunches what a crash left, arms the triggers if automations are
     /// on, and opens the webhook listener if one is needed.
     pub(crate) async fn start(&self) -> Result<(), ApiError> {
+        if self.started.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
         let enabled = self.enabled().await?;
         let enabled_since = keys::AUTOMATIONS_ENABLED_AT
             .read(&self.store)
@@ -368,7 +375,7 @@ impl Host {
 
     /// Starts the trigger runtime: relaunches what a crash left, then arms
     /// the triggers if automations are on. The app calls it once, after
-    /// its models can be resolved.
+    /// its models can be resolved; later calls do nothing.
     pub async fn start_automations(&self) -> Result<(), ApiError> {
         self.automations().start().await
     }
