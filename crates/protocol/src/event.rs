@@ -142,6 +142,15 @@ mod tests {
                 thread_id: "t".into(),
                 queued: Vec::new(),
             },
+            AppEvent::AutomationsChanged {
+                automations: crate::Automations {
+                    enabled: false,
+                    start_at_login: None,
+                    webhook_port: crate::DEFAULT_WEBHOOK_PORT,
+                    webhook_listener: crate::WebhookListener::Off,
+                },
+            },
+            AppEvent::TriggersChanged { trigger_id: None },
         ];
         let names: Vec<&str> = events.iter().map(AppEvent::name).collect();
         assert_eq!(names, AppEvent::NAMES);
