@@ -208,7 +208,7 @@ pub(crate) fn Editor(kind: TriggerKind, existing: Option<TriggerView>) -> impl I
                 <select class="input" aria-label="Repeat" data-testid="trigger-preset"
                     on:change=move |ev| choose(PresetChoice { preset: Preset::parse(&event_target_value(&ev)), ..choice.get_untracked() })>
                     {Preset::ALL.into_iter().map(|p| view! {
-                        <option value=p.as_str() selected=move || choice.get().preset == p>{p.label()}</option>
+                        <option value=p.as_str() prop:selected=move || choice.get().preset == p>{p.label()}</option>
                     }).collect_view()}
                 </select>
                 <Show when=move || choice.get().preset == Preset::Weekly>
@@ -218,7 +218,7 @@ pub(crate) fn Editor(kind: TriggerKind, existing: Option<TriggerView>) -> impl I
                             choose(PresetChoice { weekday, ..choice.get_untracked() });
                         }>
                         {WEEKDAYS.iter().enumerate().map(|(n, day)| view! {
-                            <option value=n.to_string() selected=move || usize::from(choice.get().weekday) == n>{*day}</option>
+                            <option value=n.to_string() prop:selected=move || usize::from(choice.get().weekday) == n>{*day}</option>
                         }).collect_view()}
                     </select>
                 </Show>
