@@ -57,6 +57,16 @@ pub trait DesktopShell: Send + Sync {
     fn open_link(&self, url: &str) -> Result<(), String> {
         Err(format!("this build cannot open {url}"))
     }
+    /// Whether the app starts (in the tray) when the person logs in; `None`
+    /// when this system offers no way to.
+    fn start_at_login(&self) -> Option<bool> {
+        None
+    }
+    /// Turns starting at login on or off; the error is a sentence.
+    fn set_start_at_login(&self, on: bool) -> Result<(), String> {
+        let _ = on;
+        Err("This system offers no way to start Pizza Bot when you log in.".to_owned())
+    }
 }
 
 /// What the native save dialog shows.
@@ -102,6 +112,11 @@ impl DesktopService {
 
     fn shell(&self) -> Result<Arc<dyn DesktopShell>, ApiError> {
         self.shell.get().cloned().ok_or_else(no_shell)
+    }
+
+    /// The shell, once the app plugged it in.
+    pub(crate) fn plugged_shell(&self) -> Option<Arc<dyn DesktopShell>> {
+        self.shell.get().cloned()
     }
 
     fn set_status(&self, status: ShortcutStatus) -> ShortcutStatus {

@@ -2,6 +2,7 @@
 
 mod activity;
 mod approvals;
+mod automations;
 mod data_root;
 mod desktop;
 mod error;
@@ -18,6 +19,7 @@ mod shutdown;
 mod threads;
 mod triggers;
 
+pub use automations::PowerEvent;
 pub use data_root::{DATA_VERSION, DataRoot};
 pub use desktop::{DesktopShell, SaveDialog, ShortcutError};
 pub use error::{HostError, Result};
@@ -48,11 +50,14 @@ pub struct HostOptions {
     /// Where run outcomes are announced. The default has none: outcomes
     /// show in the window only.
     pub notifier: Arc<dyn Notifier>,
+    /// The clock triggers fire by (tests drive a manual one).
+    pub wall_clock: Arc<dyn pizza_scheduler::WallClock>,
 }
 
 impl Default for HostOptions {
     fn default() -> Self {
         Self {
+            wall_clock: Arc::new(pizza_scheduler::SystemClock::new()),
             clock: Arc::new(SystemClock),
             secrets: Arc::new(NoSecretStore),
             ollama_probe: Some(pizza_providers::OLLAMA_BASE_URL.to_owned()),
@@ -107,11 +112,12 @@ struct Inner {
     memory: Arc<memory::MemoryService>,
     settings: settings::SettingsService,
     approvals: Arc<approvals::ApprovalService>,
-    desktop: desktop::DesktopService,
+    desktop: Arc<desktop::DesktopService>,
     notifications: Arc<notify::Notifications>,
     threads: Arc<threads::ThreadService>,
     presence: Arc<presence::WindowPresence>,
     triggers: triggers::TriggerService,
+    automations: automations::AutomationsService,
 }
 
 impl Host {
@@ -171,12 +177,23 @@ impl Host {
             Arc::clone(&memory),
             Arc::clone(&notifications),
         );
-        let desktop = desktop::DesktopService::new(store.clone());
+        let desktop = Arc::new(desktop::DesktopService::new(store.clone()));
+        let default_zone = triggers::local_zone();
+        let automations = automations::AutomationsService::new(automations::AutomationsDeps {
+            store: store.clone(),
+            clock: Arc::clone(&options.clock),
+            wall_clock: options.wall_clock,
+            default_zone,
+            events: events.clone(),
+            desktop: Arc::clone(&desktop),
+            runs: Arc::clone(&runs),
+            notifications: Arc::clone(&notifications),
+        });
         let triggers = triggers::TriggerService::new(
             store.clone(),
             options.clock,
             Arc::clone(&providers),
-            triggers::local_zone(),
+            default_zone,
         );
         tracing::info!(data_root = %data_root.path().display(), "host opened");
         Ok(Self {
@@ -195,6 +212,7 @@ impl Host {
                 threads,
                 presence,
                 triggers,
+                automations,
             }),
         })
     }

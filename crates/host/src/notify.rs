@@ -269,6 +269,17 @@ impl Notifications {
         }
     }
 
+    /// Shows a notification that is not a run's outcome (an automation gave
+    /// up), if the person wants failures announced.
+    pub(crate) async fn show_now(&self, notification: Notification) {
+        match self.prefs().await {
+            Ok(prefs) if !prefs.run_finished => return,
+            Ok(_) => {}
+            Err(error) => tracing::debug!(%error, "notification preferences unreadable"),
+        }
+        self.show(notification).await;
+    }
+
     async fn show(&self, notification: Notification) {
         let notifier = Arc::clone(&self.notifier);
         let thread_id = notification.thread_id.clone();
@@ -343,6 +354,7 @@ impl Host {
                 source: RunSource::User,
                 model: None,
                 when_busy: WhenBusy::Refuse,
+                occurrence: None,
             })
             .await;
         match started {

@@ -74,6 +74,8 @@ pub(crate) struct RunService {
     maintenance: Mutex<HashMap<ThreadId, Arc<tokio::sync::Mutex<()>>>>,
     /// Every spawned run, so quitting can wait for them to record their end.
     pub(crate) tasks: tokio_util::task::TaskTracker,
+    /// The trigger runtime, told how each run ended (for its occurrence).
+    scheduler: std::sync::OnceLock<pizza_scheduler::Scheduler>,
 }
 
 impl RunService {
@@ -97,6 +99,29 @@ impl RunService {
             agent,
             maintenance: Mutex::default(),
             tasks: tokio_util::task::TaskTracker::new(),
+            scheduler: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn set_scheduler(&self, scheduler: pizza_scheduler::Scheduler) {
+        let _ = self.scheduler.set(scheduler);
+    }
+
+    /// The thread's id if it still exists.
+    pub(crate) async fn thread_exists(&self, thread_id: &str) -> Option<ThreadId> {
+        self.store.thread(thread_id).await.ok().map(|t| t.id)
+    }
+
+    /// Tells the trigger runtime how a run ended; a run of no trigger is
+    /// looked up and left alone.
+    async fn tell_scheduler(&self, run_id: &str, outcome: &pizza_agent::RunOutcome) {
+        let Some(scheduler) = self.scheduler.get() else {
+            return;
+        };
+        if let Some(ended) =
+            crate::automations::occurrence_outcome(outcome, self.registry.is_closed())
+        {
+            scheduler.run_ended(run_id, ended).await;
         }
     }
 }
@@ -135,6 +160,7 @@ impl RunService {
                 source: RunSource::User,
                 model: params.model,
                 when_busy: WhenBusy::Refuse,
+                occurrence: None,
             })
             .await?,
         )
@@ -163,6 +189,7 @@ impl RunService {
                 source: RunSource::User,
                 model: None,
                 when_busy: WhenBusy::Refuse,
+                occurrence: None,
             })
             .await?,
         )
@@ -218,6 +245,7 @@ impl RunService {
                 source: RunSource::User,
                 model: None,
                 when_busy: WhenBusy::Refuse,
+                occurrence: None,
             })
             .await?,
         )

@@ -52,8 +52,12 @@ impl Host {
     /// `run_start`, `run_respond` or `run_resume` is refused with a sentence
     /// saying the app is quitting; every live run is cancelled and awaited
     /// (its row ends `cancelled`, its maintenance runs) until `deadline`.
+    /// Triggers stop firing and the webhook listener closes.
     /// The database stays open: call [`Host::close`] afterwards.
     pub async fn shutdown(&self, deadline: Duration) -> ShutdownReport {
+        // No trigger fires while quitting; a trigger's run stopped now is
+        // relaunched at the next start.
+        self.inner.automations.stop().await;
         self.runs().shutdown(deadline).await
     }
 

@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use pizza_protocol::{
-    ApiError, OccurrenceList, OccurrenceListParams, OccurrenceReason, OccurrenceStatus,
-    OccurrenceView, TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES, TRIGGER_PROMPT_MAX_CHARS,
-    TriggerIdParams, TriggerKind, TriggerList, TriggerListParams, TriggerPreview,
-    TriggerPreviewParams, TriggerSaveParams, TriggerSaved, TriggerSetEnabledParams, TriggerView,
+    ApiError, DEFAULT_WEBHOOK_PORT, OccurrenceList, OccurrenceListParams, OccurrenceReason,
+    OccurrenceStatus, OccurrenceView, TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES,
+    TRIGGER_PROMPT_MAX_CHARS, TriggerFired, TriggerIdParams, TriggerKind, TriggerList,
+    TriggerListParams, TriggerPreview, TriggerPreviewParams, TriggerSaveParams, TriggerSaved,
+    TriggerSecret, TriggerSetEnabledParams, TriggerView,
 };
 use pizza_scheduler::{DateTime, Schedule, Utc, Zone};
 use pizza_store::{Clock, NewTrigger, Store, TriggerUpdate};
@@ -43,6 +44,16 @@ fn refuse(field: &str, reason: impl std::fmt::Display) -> ApiError {
     ApiError::invalid_input(format!("{field}: {reason}"))
 }
 
+/// A fresh webhook secret and the salted hash that is all the store keeps.
+fn new_secret() -> Result<(String, pizza_store::SecretHash), ApiError> {
+    let failed = |err: pizza_scheduler::webhook::WebhookError| {
+        ApiError::general("Could not make a webhook secret.").with_details(err.to_string())
+    };
+    let secret = pizza_scheduler::webhook::secret::generate_secret().map_err(failed)?;
+    let hash = pizza_scheduler::webhook::secret::hash_secret(&secret).map_err(failed)?;
+    Ok((secret, hash))
+}
+
 fn schedule_error(err: &pizza_scheduler::Error) -> ApiError {
     // The scheduler's message already starts with its field.
     ApiError::invalid_input(err.to_string())
@@ -53,7 +64,7 @@ fn given_zone(timezone: Option<&str>) -> Option<&str> {
     timezone.map(str::trim).filter(|zone| !zone.is_empty())
 }
 
-fn occurrence_view(occurrence: pizza_store::Occurrence) -> OccurrenceView {
+pub(crate) fn occurrence_view(occurrence: pizza_store::Occurrence) -> OccurrenceView {
     use pizza_store::{OccurrenceReason as Reason, OccurrenceStatus as Status};
     OccurrenceView {
         id: occurrence.id,
@@ -104,11 +115,23 @@ impl TriggerService {
             .map_err(|err| schedule_error(&err))
     }
 
+    /// The port webhook URLs name.
+    async fn webhook_port(&self) -> Result<u16, ApiError> {
+        Ok(crate::settings::keys::WEBHOOK_PORT
+            .read(&self.store)
+            .await
+            .map_err(store_error)?
+            .unwrap_or(DEFAULT_WEBHOOK_PORT))
+    }
+
     fn view(
         &self,
         trigger: pizza_store::Trigger,
         last: Option<pizza_store::Occurrence>,
+        port: u16,
     ) -> TriggerView {
+        let webhook_url = (trigger.kind == pizza_store::TriggerKind::Webhook)
+            .then(|| format!("http://127.0.0.1:{port}/triggers/{}", trigger.id));
         let schedule = trigger
             .cron
             .as_deref()
@@ -140,7 +163,7 @@ impl TriggerService {
             schedule: words,
             next_fire_at,
             last_outcome: last.map(occurrence_view),
-            webhook_url: None,
+            webhook_url,
             created_at: trigger.created_at,
             updated_at: trigger.updated_at,
         }
@@ -167,23 +190,22 @@ impl TriggerService {
         _params: TriggerListParams,
     ) -> Result<TriggerList, ApiError> {
         let summaries = self.store.list_triggers().await.map_err(store_error)?;
+        let port = self.webhook_port().await?;
         Ok(TriggerList {
             triggers: summaries
                 .into_iter()
-                .map(|summary| self.view(summary.trigger, summary.last_occurrence))
+                .map(|summary| self.view(summary.trigger, summary.last_occurrence, port))
                 .collect(),
             default_timezone: self.default_zone.name().to_owned(),
         })
     }
 
-    /// Everything is checked before anything is written.
+    /// Everything is checked before anything is written. A new webhook
+    /// trigger's secret is answered once; only its salted hash is kept.
     pub(crate) async fn trigger_save(
         &self,
         params: TriggerSaveParams,
-    ) -> Result<TriggerView, ApiError> {
-        if params.kind != TriggerKind::Cron {
-            return Err(refuse("kind", "only cron triggers can be saved here"));
-        }
+    ) -> Result<TriggerSaved, ApiError> {
         let name = params.name.trim();
         if name.is_empty() {
             return Err(refuse("name", "a trigger needs a name"));
@@ -200,8 +222,20 @@ impl TriggerService {
                 format!("a prompt has at most {TRIGGER_PROMPT_MAX_CHARS} characters"),
             ));
         }
-        let schedule = self.parse(&params.cron, params.timezone.as_deref())?;
-        let timezone = given_zone(params.timezone.as_deref()).map(|_| schedule.zone().name());
+        let kind = match params.kind {
+            TriggerKind::Cron => pizza_store::TriggerKind::Cron,
+            TriggerKind::Webhook => pizza_store::TriggerKind::Webhook,
+        };
+        let schedule = match kind {
+            pizza_store::TriggerKind::Cron => {
+                Some(self.parse(&params.cron, params.timezone.as_deref())?)
+            }
+            pizza_store::TriggerKind::Webhook => None,
+        };
+        let timezone = schedule.as_ref().and_then(|schedule| {
+            given_zone(params.timezone.as_deref()).map(|_| schedule.zone().name().to_owned())
+        });
+        let cron = schedule.as_ref().map(|s| s.expression().to_owned());
         let model = params
             .model
             .as_deref()
@@ -213,26 +247,34 @@ impl TriggerService {
                 .await
                 .map_err(|err| refuse("model", err.message))?;
         }
-        let saved = match params.id.as_deref() {
-            None => self
-                .store
-                .create_trigger(NewTrigger {
-                    name: name.to_owned(),
-                    kind: pizza_store::TriggerKind::Cron,
-                    prompt: params.prompt,
-                    model: model.map(str::to_owned),
-                    enabled: params.enabled,
-                    cron: Some(schedule.expression().to_owned()),
-                    timezone: timezone.map(str::to_owned),
-                    webhook_secret: None,
-                })
-                .await
-                .map_err(store_error)?,
+        let (saved, secret) = match params.id.as_deref() {
+            None => {
+                let secret = match kind {
+                    pizza_store::TriggerKind::Webhook => Some(new_secret()?),
+                    pizza_store::TriggerKind::Cron => None,
+                };
+                let created = self
+                    .store
+                    .create_trigger(NewTrigger {
+                        name: name.to_owned(),
+                        kind,
+                        prompt: params.prompt,
+                        model: model.map(str::to_owned),
+                        enabled: params.enabled,
+                        cron,
+                        timezone,
+                        webhook_secret: secret.as_ref().map(|(_, hash)| hash.clone()),
+                    })
+                    .await
+                    .map_err(store_error)?;
+                (created, secret.map(|(secret, _)| secret))
+            }
             Some(id) => {
                 let existing = self.store.trigger(id).await.map_err(store_error)?;
-                if existing.kind != pizza_store::TriggerKind::Cron {
+                if existing.kind != kind {
                     return Err(refuse("kind", "a trigger's kind cannot change"));
                 }
+                let is_cron = kind == pizza_store::TriggerKind::Cron;
                 let updated = self
                     .store
                     .update_trigger(
@@ -241,24 +283,56 @@ impl TriggerService {
                             name: Some(name.to_owned()),
                             prompt: Some(params.prompt),
                             model: Some(model.map(str::to_owned)),
-                            cron: Some(schedule.expression().to_owned()),
-                            timezone: Some(timezone.map(str::to_owned)),
+                            cron,
+                            timezone: is_cron.then_some(timezone),
                             webhook_secret: None,
                         },
                     )
                     .await
                     .map_err(store_error)?;
-                if updated.enabled == params.enabled {
+                let saved = if updated.enabled == params.enabled {
                     updated
                 } else {
                     self.store
                         .set_trigger_enabled(id, params.enabled)
                         .await
                         .map_err(store_error)?
-                }
+                };
+                (saved, None)
             }
         };
-        self.view_of(saved).await
+        Ok(TriggerSaved {
+            trigger: self.view_of(saved).await?,
+            secret,
+        })
+    }
+
+    /// A webhook trigger's new secret, answered once; the old one stops
+    /// working with this write.
+    pub(crate) async fn trigger_rotate_secret(
+        &self,
+        params: TriggerIdParams,
+    ) -> Result<TriggerSecret, ApiError> {
+        let trigger = self.store.trigger(&params.id).await.map_err(store_error)?;
+        if trigger.kind != pizza_store::TriggerKind::Webhook {
+            return Err(refuse("kind", "only webhook triggers have a secret"));
+        }
+        let (secret, hash) = new_secret()?;
+        let updated = self
+            .store
+            .update_trigger(
+                &trigger.id,
+                TriggerUpdate {
+                    webhook_secret: Some(hash),
+                    ..TriggerUpdate::default()
+                },
+            )
+            .await
+            .map_err(store_error)?;
+        Ok(TriggerSecret {
+            trigger: self.view_of(updated).await?,
+            secret,
+        })
     }
 
     /// A trigger with its newest occurrence.
@@ -271,7 +345,7 @@ impl TriggerService {
             .occurrences
             .into_iter()
             .next();
-        Ok(self.view(trigger, last))
+        Ok(self.view(trigger, last, self.webhook_port().await?))
     }
 
     pub(crate) async fn trigger_delete(&self, params: TriggerIdParams) -> Result<(), ApiError> {
@@ -331,22 +405,71 @@ impl Host {
     }
 
     pub async fn trigger_save(&self, params: TriggerSaveParams) -> Result<TriggerSaved, ApiError> {
-        let trigger = self.triggers().trigger_save(params).await?;
-        Ok(TriggerSaved {
-            trigger,
-            secret: None,
-        })
+        let saved = self.triggers().trigger_save(params).await?;
+        self.inner
+            .automations
+            .triggers_changed(Some(&saved.trigger.id))
+            .await;
+        Ok(saved)
     }
 
     pub async fn trigger_delete(&self, params: TriggerIdParams) -> Result<(), ApiError> {
-        self.triggers().trigger_delete(params).await
+        let id = params.id.clone();
+        self.triggers().trigger_delete(params).await?;
+        self.inner.automations.triggers_changed(Some(&id)).await;
+        Ok(())
     }
 
     pub async fn trigger_set_enabled(
         &self,
         params: TriggerSetEnabledParams,
     ) -> Result<TriggerView, ApiError> {
-        self.triggers().trigger_set_enabled(params).await
+        let view = self.triggers().trigger_set_enabled(params).await?;
+        self.inner
+            .automations
+            .triggers_changed(Some(&view.id))
+            .await;
+        Ok(view)
+    }
+
+    pub async fn trigger_rotate_secret(
+        &self,
+        params: TriggerIdParams,
+    ) -> Result<TriggerSecret, ApiError> {
+        let rotated = self.triggers().trigger_rotate_secret(params).await?;
+        self.inner
+            .automations
+            .triggers_changed(Some(&rotated.trigger.id))
+            .await;
+        Ok(rotated)
+    }
+
+    /// Fires the trigger now in a new thread (reason `manual`), whether or
+    /// not automations are on or the trigger is enabled.
+    pub async fn trigger_run_now(&self, params: TriggerIdParams) -> Result<TriggerFired, ApiError> {
+        let fired = self
+            .inner
+            .automations
+            .scheduler()
+            .fire_now(&params.id, pizza_store::OccurrenceReason::Manual, None)
+            .await
+            .map_err(|err| match err {
+                pizza_scheduler::FireError::NotFound(id) => {
+                    ApiError::not_found(format!("There is no trigger {id}."))
+                }
+                pizza_scheduler::FireError::Store(err) => store_error(err),
+            })?;
+        let (thread_id, run_id) = match &fired {
+            pizza_scheduler::Fired::Started {
+                thread_id, run_id, ..
+            } => (Some(thread_id.clone()), Some(run_id.clone())),
+            _ => (None, None),
+        };
+        Ok(TriggerFired {
+            occurrence: occurrence_view(fired.occurrence().clone()),
+            thread_id,
+            run_id,
+        })
     }
 
     pub async fn occurrence_list(

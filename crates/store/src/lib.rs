@@ -34,8 +34,8 @@ pub use messages::{MESSAGE_PAGE_MAX, Message, MessagePage, NewMessage, Role};
 pub use migrate::SCHEMA_VERSION;
 pub use occurrences::{
     CAUGHT_UP_MISSED_RUN, GAVE_UP_AFTER_MAX_ATTEMPTS, NewOccurrence, OCCURRENCE_MAX_ATTEMPTS,
-    OCCURRENCE_PAGE_MAX, Occurrence, OccurrenceOutcome, OccurrencePage, OccurrenceReason,
-    OccurrenceStatus, Recorded, SKIPPED_PREVIOUS_RUNNING,
+    OCCURRENCE_PAGE_MAX, Occurrence, OccurrenceLaunch, OccurrenceOutcome, OccurrencePage,
+    OccurrenceReason, OccurrenceStatus, Recorded, SKIPPED_PREVIOUS_RUNNING,
 };
 pub use queue::{QUEUE_MAX_PER_THREAD, QueuedMessage};
 pub use runs::{

@@ -19,6 +19,9 @@ use crate::triggers::{TRIGGER_PROMPT_MAX_CHARS, trigger_in};
 
 mod transitions;
 
+pub use transitions::OccurrenceLaunch;
+pub(crate) use transitions::launch_occurrence_in;
+
 /// Launches an occurrence may have before startup recovery gives up on it.
 pub const OCCURRENCE_MAX_ATTEMPTS: i64 = 3;
 pub const OCCURRENCE_PAGE_MAX: u32 = 200;

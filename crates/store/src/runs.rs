@@ -198,8 +198,23 @@ impl Store {
     /// Starts a run. `Conflict` when the thread already has a live run.
     /// Any older run's Resume offer on the thread ends with it.
     pub async fn create_run(&self, thread_id: &str, source: RunSource) -> Result<Run> {
+        self.create_run_for(thread_id, source, None).await
+    }
+
+    /// [`Store::create_run`] for a run that carries out a trigger occurrence,
+    /// which is marked running as this run in the same transaction.
+    pub async fn create_run_for(
+        &self,
+        thread_id: &str,
+        source: RunSource,
+        occurrence: Option<&crate::OccurrenceLaunch>,
+    ) -> Result<Run> {
+        let now = self.now();
         let mut tx = self.write_tx().await?;
-        let id = insert_run(&mut tx, thread_id, source, self.now()).await?;
+        let id = insert_run(&mut tx, thread_id, source, now).await?;
+        if let Some(launch) = occurrence {
+            crate::occurrences::launch_occurrence_in(&mut tx, launch, &id, thread_id, now).await?;
+        }
         tx.commit().await?;
         self.run(&id).await
     }

@@ -5,6 +5,7 @@
 
 use crate::checkpoints::{CommittedStep, StepCommit, commit_in};
 use crate::error::{Error, Result};
+use crate::occurrences::{OccurrenceLaunch, launch_occurrence_in};
 use crate::runs::{Run, RunSource, insert_run};
 use crate::store::Store;
 use crate::threads::{NewThread, insert_thread};
@@ -35,6 +36,9 @@ pub struct TurnStart {
     /// continues with it) instead of beginning a turn, which no pending
     /// decision may be left behind by.
     pub answers_interrupt: bool,
+    /// The trigger occurrence this run carries out, marked running with the
+    /// run's id in the same transaction.
+    pub occurrence: Option<OccurrenceLaunch>,
 }
 
 /// What [`Store::start_turn`] wrote.
@@ -90,6 +94,9 @@ impl Store {
             crate::queue::take_queued(&mut tx, &thread_id, queued_id).await?;
         }
         let run_id = insert_run(&mut tx, &thread_id, turn.source, now).await?;
+        if let Some(launch) = &turn.occurrence {
+            launch_occurrence_in(&mut tx, launch, &run_id, &thread_id, now).await?;
+        }
         let step = commit_in(&mut tx, &thread_id, turn.step, false, now).await?;
         // No decision is left pending (checked above) and the Resume offer ended
         // with the new run: nothing is left for the person to act on.

@@ -30,6 +30,7 @@ impl RunService {
                 source: RunSource::User,
                 model: params.model,
                 when_busy: WhenBusy::Queue,
+                occurrence: None,
             })
             .await?;
         Ok(match started {

@@ -223,6 +223,11 @@ impl RunRegistry {
     }
 
     /// How many threads have a live run (or a run being started).
+    /// Whether the app is quitting: runs ending now were stopped by it.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
     pub(crate) fn live_count(&self) -> usize {
         let entries: Vec<_> = lock(&self.threads).values().cloned().collect();
         entries

@@ -68,6 +68,10 @@ pub struct RunStart {
     /// `provider:model`; `None`: the thread's model, else the default.
     pub model: Option<String>,
     pub when_busy: WhenBusy,
+    /// The trigger occurrence this run carries out: marked running with the
+    /// run's id in the run row's own transaction. Messages are then never
+    /// queued, and Continue makes no turn.
+    pub occurrence: Option<store::OccurrenceLaunch>,
 }
 
 /// What became of a [`RunStart`].
@@ -94,10 +98,13 @@ impl RunService {
             source,
             model,
             when_busy,
+            occurrence,
         } = request;
         let begin = checked(begin)?;
         let queue_text = match (&begin, when_busy) {
-            (RunBegin::Message { text, .. }, WhenBusy::Queue) => Some(text.clone()),
+            (RunBegin::Message { text, .. }, WhenBusy::Queue) if occurrence.is_none() => {
+                Some(text.clone())
+            }
             _ => None,
         };
         let (thread, reservation) = match target {
@@ -141,7 +148,7 @@ impl RunService {
         let agent = self.agent.for_run().await;
         match begin {
             RunBegin::Message { text, .. } => {
-                self.start_turn(thread, reservation, agent, model, source, text)
+                self.start_turn(thread, reservation, agent, model, source, text, occurrence)
                     .await
             }
             other => {
@@ -150,8 +157,16 @@ impl RunService {
                         "A new thread begins with a message.",
                     ));
                 };
-                self.continue_thread(thread.id, reservation, agent, model, source, other)
-                    .await
+                self.continue_thread(
+                    thread.id,
+                    reservation,
+                    agent,
+                    model,
+                    source,
+                    other,
+                    occurrence.as_ref(),
+                )
+                .await
             }
         }
     }
@@ -166,6 +181,7 @@ impl RunService {
         model: ResolvedModel,
         source: RunSource,
         text: String,
+        occurrence: Option<store::OccurrenceLaunch>,
     ) -> Result<Started, ApiError> {
         let (turn_thread, opened) = match thread {
             ThreadFor::Existing(thread) => {
@@ -187,6 +203,7 @@ impl RunService {
                 expected_head: opened.head,
                 queued_id: None,
                 answers_interrupt: false,
+                occurrence,
             })
             .await
             .map_err(|e| match e {
@@ -213,6 +230,7 @@ impl RunService {
         model: ResolvedModel,
         source: RunSource,
         begin: RunBegin,
+        occurrence: Option<&store::OccurrenceLaunch>,
     ) -> Result<Started, ApiError> {
         if let RunBegin::Decisions(response) = begin {
             return self
@@ -221,7 +239,7 @@ impl RunService {
         }
         let run = self
             .store
-            .create_run(&thread_id, source)
+            .create_run_for(&thread_id, source, occurrence)
             .await
             .map_err(store_err)?;
         let handle = reservation.bind(run.id.clone());
@@ -268,6 +286,7 @@ impl RunService {
                 expected_head: prepared.head,
                 queued_id: None,
                 answers_interrupt: true,
+                occurrence: None,
             })
             .await
             .map_err(|e| match e {
@@ -313,6 +332,7 @@ impl RunService {
                 expected_head: opened.head,
                 queued_id: Some(next.id.clone()),
                 answers_interrupt: false,
+                occurrence: None,
             })
             .await
         {
@@ -383,6 +403,7 @@ impl RunService {
         if let Err(error) = self.store.finish_run(&run_id, outcome.to_store()).await {
             tracing::warn!(%error, run_id, "could not record the end of a run");
         }
+        self.tell_scheduler(&run_id, &outcome).await;
         handle.finish(RunEvent::RunFinished {
             status: outcome.status,
             error: outcome.error.clone(),

@@ -365,6 +365,7 @@ async fn thread_list_shows_a_run_started_elsewhere_and_the_last_outcome_with_its
             source: RunSource::Trigger,
             model: Some(MODEL.into()),
             when_busy: WhenBusy::Refuse,
+            occurrence: None,
         })
         .await
         .unwrap()
@@ -404,6 +405,7 @@ async fn thread_list_shows_a_run_started_elsewhere_and_the_last_outcome_with_its
             source: RunSource::User,
             model: None,
             when_busy: WhenBusy::Queue,
+            occurrence: None,
         })
         .await
         .unwrap_err();

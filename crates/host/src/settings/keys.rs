@@ -94,6 +94,14 @@ pub(crate) const CONTEXT_OVERRIDES: Key<BTreeMap<String, u32>> =
 /// The quick-ask shortcut (`""`: turned off; absent: the default).
 pub(crate) const QUICK_ASK_SHORTCUT: Key<String> = Key::fixed("desktop.quick_ask_shortcut");
 
+/// Whether triggers fire on their own (off until the person turns it on).
+pub(crate) const AUTOMATIONS_ENABLED: Key<bool> = Key::fixed("automations.enabled");
+/// When automations were last turned on (ms): ticks before it are not
+/// caught up at the next start.
+pub(crate) const AUTOMATIONS_ENABLED_AT: Key<i64> = Key::fixed("automations.enabled_at");
+/// The loopback port of the webhook listener; absent: the default.
+pub(crate) const WEBHOOK_PORT: Key<u16> = Key::fixed("automations.webhook_port");
+
 /// One provider's saved, non-secret configuration.
 pub(crate) fn provider(provider_id: &str) -> Key<StoredProvider> {
     Key {

@@ -30,6 +30,84 @@ async fn in_state(
     Ok(o)
 }
 
+/// Which occurrence a run carries out, written with the run row in one
+/// transaction ([`crate::TurnStart::occurrence`], [`Store::create_run_for`]):
+/// no run of a trigger exists without its occurrence saying so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OccurrenceLaunch {
+    pub occurrence_id: String,
+    /// Startup recovery's relaunch of an occurrence a crash left pending or
+    /// running; otherwise it must be pending.
+    pub relaunch: bool,
+}
+
+impl OccurrenceLaunch {
+    fn states_launched_from(&self) -> &'static [OccurrenceStatus] {
+        if self.relaunch {
+            &[OccurrenceStatus::Pending, OccurrenceStatus::Running]
+        } else {
+            &[OccurrenceStatus::Pending]
+        }
+    }
+}
+
+/// Marks the occurrence running as `run_id` on `thread_id` (attempts + 1) and
+/// sets the trigger's last run, inside the caller's transaction.
+pub(crate) async fn launch_occurrence_in(
+    conn: &mut SqliteConnection,
+    launch: &OccurrenceLaunch,
+    run_id: &str,
+    thread_id: &str,
+    now: i64,
+) -> Result<Occurrence> {
+    launch_in(
+        conn,
+        &launch.occurrence_id,
+        run_id,
+        thread_id,
+        launch.states_launched_from(),
+        now,
+    )
+    .await
+}
+
+async fn launch_in(
+    conn: &mut SqliteConnection,
+    id: &str,
+    run_id: &str,
+    thread_id: &str,
+    from: &[OccurrenceStatus],
+    now: i64,
+) -> Result<Occurrence> {
+    let run_id = required("run_id", run_id, 100)?;
+    let thread_id = required("thread_id", thread_id, 100)?;
+    let o = in_state(&mut *conn, id, from, OccurrenceStatus::Running).await?;
+    if o.attempts_exhausted() {
+        return Err(Error::Conflict(format!(
+            "occurrence {id} was launched {} times; it is not launched again",
+            o.attempts
+        )));
+    }
+    let row = sqlx::query(&format!(
+        "UPDATE trigger_occurrences SET status = 'running', attempts = attempts + 1, \
+         run_id = ?, thread_id = ?, updated_at = ? WHERE id = ? \
+         RETURNING {OCCURRENCE_COLUMNS}"
+    ))
+    .bind(&run_id)
+    .bind(&thread_id)
+    .bind(now)
+    .bind(id)
+    .fetch_one(&mut *conn)
+    .await?;
+    sqlx::query("UPDATE triggers SET last_run_at = ?, last_thread_id = ? WHERE id = ?")
+        .bind(now)
+        .bind(&thread_id)
+        .bind(&o.trigger_id)
+        .execute(&mut *conn)
+        .await?;
+    occurrence_from_row(&row)
+}
+
 impl Store {
     /// Reserves the run and thread ids a pending occurrence will launch with
     /// and marks it running (attempts + 1), before the run exists: a crash
@@ -71,35 +149,9 @@ impl Store {
         thread_id: &str,
         from: &[OccurrenceStatus],
     ) -> Result<Occurrence> {
-        let run_id = required("run_id", run_id, 100)?;
-        let thread_id = required("thread_id", thread_id, 100)?;
         let now = self.now();
         let mut tx = self.write_tx().await?;
-        let o = in_state(&mut tx, id, from, OccurrenceStatus::Running).await?;
-        if o.attempts_exhausted() {
-            return Err(Error::Conflict(format!(
-                "occurrence {id} was launched {} times; it is not launched again",
-                o.attempts
-            )));
-        }
-        let row = sqlx::query(&format!(
-            "UPDATE trigger_occurrences SET status = 'running', attempts = attempts + 1, \
-             run_id = ?, thread_id = ?, updated_at = ? WHERE id = ? \
-             RETURNING {OCCURRENCE_COLUMNS}"
-        ))
-        .bind(&run_id)
-        .bind(&thread_id)
-        .bind(now)
-        .bind(id)
-        .fetch_one(&mut *tx)
-        .await?;
-        sqlx::query("UPDATE triggers SET last_run_at = ?, last_thread_id = ? WHERE id = ?")
-            .bind(now)
-            .bind(&thread_id)
-            .bind(&o.trigger_id)
-            .execute(&mut *tx)
-            .await?;
-        let claimed = occurrence_from_row(&row)?;
+        let claimed = launch_in(&mut tx, id, run_id, thread_id, from, now).await?;
         tx.commit().await?;
         Ok(claimed)
     }
@@ -143,6 +195,25 @@ impl Store {
         .await?;
         let done = self
             .end(&mut tx, id, OccurrenceStatus::Skipped, Some(said))
+            .await?;
+        tx.commit().await?;
+        Ok(done)
+    }
+
+    /// Ends an occurrence whose run could not be started (no model set up, a
+    /// refused start), saying why. `Conflict` unless pending or running.
+    pub async fn fail_occurrence_launch(&self, id: &str, why: &str) -> Result<Occurrence> {
+        let said = sentence(why)?;
+        let mut tx = self.write_tx().await?;
+        in_state(
+            &mut tx,
+            id,
+            &[OccurrenceStatus::Pending, OccurrenceStatus::Running],
+            OccurrenceStatus::Failed,
+        )
+        .await?;
+        let done = self
+            .end(&mut tx, id, OccurrenceStatus::Failed, Some(said))
             .await?;
         tx.commit().await?;
         Ok(done)

@@ -24,6 +24,7 @@ fn turn(thread: TurnThread, text: &str) -> TurnStart {
         expected_head: None,
         queued_id: None,
         answers_interrupt: false,
+        occurrence: None,
     }
 }
 
@@ -135,6 +136,7 @@ async fn an_answer_to_a_decision_is_written_with_its_run_exactly_once() {
     let answer = || TurnStart {
         expected_head: Some(asked.checkpoint.id.clone()),
         answers_interrupt: true,
+        occurrence: None,
         step: StepCommit {
             metadata: json!({ "approved": ["c1"] }),
             ..step("the answer")
@@ -165,4 +167,125 @@ async fn an_answer_to_a_decision_is_written_with_its_run_exactly_once() {
     let again = t.store.start_turn(answer()).await.unwrap_err();
     assert!(matches!(again, Error::Conflict(_)), "{again:?}");
     assert_eq!(row_counts(t.dir.path()).await, before);
+}
+
+#[tokio::test]
+async fn a_trigger_run_and_its_occurrence_are_written_together() {
+    use pizza_store::{
+        NewOccurrence, OccurrenceLaunch, OccurrenceReason, OccurrenceStatus, Recorded,
+    };
+    let t = open().await;
+    let trigger = t
+        .store
+        .create_trigger(super::support::cron_trigger("Daily"))
+        .await
+        .unwrap();
+    let Recorded::Pending(pending) = t
+        .store
+        .record_occurrence(NewOccurrence {
+            trigger_id: trigger.id.clone(),
+            scheduled_at: 1,
+            reason: OccurrenceReason::Manual,
+            prompt: None,
+            sentence: None,
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("expected a pending occurrence");
+    };
+    let new_trigger_thread = || {
+        TurnThread::New(NewThread {
+            source: Some(ThreadSource::Trigger),
+            ..NewThread::default()
+        })
+    };
+    let launch = OccurrenceLaunch {
+        occurrence_id: pending.id.clone(),
+        relaunch: false,
+    };
+    let started = t
+        .store
+        .start_turn(TurnStart {
+            source: RunSource::Trigger,
+            occurrence: Some(launch.clone()),
+            ..turn(new_trigger_thread(), "Summarise my inbox")
+        })
+        .await
+        .unwrap();
+    let running = t.store.occurrence(&pending.id).await.unwrap();
+    assert_eq!(
+        (
+            running.status,
+            running.attempts,
+            running.run_id.as_deref(),
+            running.thread_id.as_deref()
+        ),
+        (
+            OccurrenceStatus::Running,
+            1,
+            Some(started.run.id.as_str()),
+            Some(started.thread_id.as_str())
+        )
+    );
+
+    // Launching it again is refused and writes no thread, run or message.
+    let before = row_counts(t.dir.path()).await;
+    let refused = t
+        .store
+        .start_turn(TurnStart {
+            source: RunSource::Trigger,
+            occurrence: Some(launch),
+            ..turn(new_trigger_thread(), "Summarise my inbox")
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(refused, Error::Conflict(_)), "{refused:?}");
+    assert_eq!(row_counts(t.dir.path()).await, before);
+
+    // Startup's relaunch continues the same thread with a new run.
+    let relaunched = t
+        .store
+        .create_run_for(
+            &started.thread_id,
+            RunSource::Trigger,
+            Some(&OccurrenceLaunch {
+                occurrence_id: pending.id.clone(),
+                relaunch: true,
+            }),
+        )
+        .await;
+    // The first run is still live: one live run per thread.
+    assert!(
+        matches!(relaunched, Err(Error::Conflict(_))),
+        "{relaunched:?}"
+    );
+    t.store
+        .finish_run(
+            &started.run.id,
+            pizza_store::RunOutcome {
+                status: RunStatus::Interrupted,
+                error: None,
+                usage: None,
+            },
+        )
+        .await
+        .unwrap();
+    let run = t
+        .store
+        .create_run_for(
+            &started.thread_id,
+            RunSource::Trigger,
+            Some(&OccurrenceLaunch {
+                occurrence_id: pending.id.clone(),
+                relaunch: true,
+            }),
+        )
+        .await
+        .unwrap();
+    let again = t.store.occurrence(&pending.id).await.unwrap();
+    assert_eq!(
+        (again.attempts, again.run_id.as_deref()),
+        (2, Some(run.id.as_str()))
+    );
 }
