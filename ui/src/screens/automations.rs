@@ -10,6 +10,8 @@ pub(crate) mod schedule;
 pub(crate) mod state;
 mod webhook;
 
+pub(crate) use master::StartAtLoginSetting;
+
 use crate::screen::Screen;
 use crate::screens::inbox::state::Inbox;
 use leptos::prelude::*;

@@ -87,21 +87,54 @@ pub(crate) fn MasterSwitch() -> impl IntoView {
                     </div>
                 </div>
             </Show>
-            {move || start_at_login().map(|on| view! {
-                <div class="field">
-                    <label class="check toggle">
-                        <input type="checkbox" data-testid="start-at-login" prop:checked=on
-                            on:change=move |ev| set_login(event_target_checked(&ev)) />
-                        "Start Pizza Bot when I log in"
-                    </label>
-                    <p class="hint muted">"It starts in the tray, without its window, so schedules run after a restart."</p>
-                </div>
-            })}
+            {move || start_at_login().map(|on| view! { <LoginCheckbox on set=set_login testid="start-at-login" /> })}
             <Listener error />
             {move || error.get().map(|e| view! {
                 <p class="banner banner--error" role="alert" data-testid="automations-update-error">{e.message}</p>
             })}
         </section>
+    }
+}
+
+#[component]
+fn LoginCheckbox(on: bool, set: impl Fn(bool) + 'static, testid: &'static str) -> impl IntoView {
+    view! {
+        <div class="field">
+            <label class="check toggle">
+                <input type="checkbox" data-testid=testid prop:checked=on
+                    on:change=move |ev| set(event_target_checked(&ev)) />
+                "Start Pizza Bot when I log in"
+            </label>
+            <p class="hint muted">"It starts in the tray, without its window, so schedules run after a restart."</p>
+        </div>
+    }
+}
+
+/// "Start Pizza Bot when I log in" for Settings › General: the same switch
+/// as on the Automations page, read when the section opens; hidden where
+/// the system offers no way to start at login.
+#[component]
+pub(crate) fn StartAtLoginSetting() -> impl IntoView {
+    let state = use_automations();
+    let error = RwSignal::new(None::<ApiError>);
+    leptos::task::spawn_local(async move {
+        match invoke::<cmd::AutomationsGet>(&pizza_protocol::AutomationsGetParams {}).await {
+            Ok(automations) => state.automations.set(Some(automations)),
+            Err(e) => error.set(Some(e)),
+        }
+    });
+    let set = move |on: bool| {
+        let patch = AutomationsPatch {
+            start_at_login: Some(on),
+            ..AutomationsPatch::default()
+        };
+        update(state, patch, error);
+    };
+    view! {
+        {move || state.automations.get().and_then(|a| a.start_at_login).map(|on| view! {
+            <LoginCheckbox on set testid="settings-start-at-login" />
+        })}
+        {move || error.get().map(|e| view! { <p class="banner banner--error" role="alert">{e.message}</p> })}
     }
 }
 
