@@ -2,6 +2,7 @@
 //! root, starts logging, opens the headless [`pizza_host::Host`], and wires it
 //! to the window through one adapter per protocol command.
 
+mod autostart;
 mod commands;
 mod data_root;
 mod events;
@@ -14,6 +15,7 @@ mod navigate;
 mod notifications;
 mod quick_ask;
 mod shortcut;
+mod sleep;
 mod startup;
 mod tray;
 mod webview;

@@ -121,4 +121,12 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
     fn open_link(&self, url: &str) -> Result<(), String> {
         crate::links::open_external(url)
     }
+
+    fn start_at_login(&self) -> Option<bool> {
+        crate::autostart::start_at_login()
+    }
+
+    fn set_start_at_login(&self, on: bool) -> Result<(), String> {
+        crate::autostart::set_start_at_login(on)
+    }
 }

@@ -108,11 +108,13 @@ fn instance_key(data_root: &Path) -> String {
 }
 
 /// What a launch asks for: `--thread <id>` shows that thread, `--quick-ask`
-/// opens the quick-ask window (for a desktop's own keyboard shortcut).
+/// opens the quick-ask window (for a desktop's own keyboard shortcut),
+/// `--hidden` starts in the tray without the main window (start at login).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct LaunchArgs {
     thread: Option<String>,
     quick_ask: bool,
+    hidden: bool,
 }
 
 impl LaunchArgs {
@@ -123,6 +125,8 @@ impl LaunchArgs {
         while let Some(arg) = args.next() {
             if arg == "--quick-ask" {
                 parsed.quick_ask = true;
+            } else if arg == crate::autostart::HIDDEN_FLAG {
+                parsed.hidden = true;
             } else if arg == "--thread" {
                 parsed.thread = args.next().filter(|id| !id.is_empty());
             } else if let Some(id) = arg.strip_prefix("--thread=") {
@@ -133,13 +137,15 @@ impl LaunchArgs {
     }
 }
 
-/// A launch (this one or a second one forwarded here): show what it asked for.
+/// A launch (this one or a second one forwarded here): show what it asked
+/// for. A second launch with `--hidden` (a login while the app already
+/// runs) changes nothing.
 pub(crate) fn on_launch<R: Runtime>(app: &AppHandle<R>, args: &LaunchArgs) {
     if let Some(thread_id) = &args.thread {
         crate::navigate::open_thread(app, thread_id);
     } else if args.quick_ask {
         crate::quick_ask::show(app);
-    } else {
+    } else if !args.hidden {
         crate::navigate::show_main_window(app);
     }
 }
@@ -152,6 +158,7 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
         if let Err(error) = crate::tray::install(app, host) {
             tracing::warn!(%error, "no tray icon");
         }
+        crate::sleep::start(std::sync::Arc::new(host.clone()));
         let shell = std::sync::Arc::new(crate::quick_ask::TauriShell::new(app.clone()));
         // Messages queued before the last quit go once models can be resolved.
         let queue_host = host.clone();
@@ -159,7 +166,18 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
         let host = host.clone();
         tauri::async_runtime::spawn(async move {
             host.set_desktop_shell(shell).await;
+            // Triggers arm, and what a crash left relaunches, with the shell
+            // plugged in (start at login reads through it).
+            if let Err(error) = host.start_automations().await {
+                tracing::warn!(code = %error.code, "automations could not start");
+            }
         });
+        if launch.hidden && launch.thread.is_none() {
+            // Started at login: the window made from the config is hidden
+            // before the event loop first shows it; the tray brings it back.
+            tracing::info!("started hidden, in the tray");
+            crate::tray::hide_main_window(app);
+        }
         if launch.thread.is_some() || launch.quick_ask {
             on_launch(app, launch);
         }
@@ -203,6 +221,8 @@ mod tests {
         assert_eq!(launch(&["--thread=t2"]).thread.as_deref(), Some("t2"));
         assert_eq!(launch(&["--thread"]).thread, None);
         assert!(launch(&["--quick-ask", "--unknown"]).quick_ask);
+        assert!(launch(&["--hidden"]).hidden);
+        assert!(!launch(&["--thread", "t1"]).hidden);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use pizza_host::Host;
+use pizza_protocol::{AppEvent, AutomationsGetParams, AutomationsPatch};
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Manager, Runtime, Wry};
@@ -15,6 +16,7 @@ use tokio::sync::broadcast::error::RecvError;
 pub(crate) const OPEN: &str = "open";
 pub(crate) const QUICK_ASK: &str = "quick_ask";
 pub(crate) const LIVE: &str = "live_runs";
+pub(crate) const AUTOMATIONS: &str = "automations";
 pub(crate) const QUIT: &str = "quit";
 
 /// How long quitting waits for live runs to record their end.
@@ -32,13 +34,30 @@ pub(crate) fn live_label(count: usize) -> String {
     }
 }
 
-/// Creates the tray icon and keeps its live-runs line current.
+/// The automations item's label: what clicking it does.
+pub(crate) fn automations_label(enabled: bool) -> &'static str {
+    if enabled {
+        "Pause automations"
+    } else {
+        "Resume automations"
+    }
+}
+
+/// Creates the tray icon and keeps its live-runs and automations lines current.
 pub(crate) fn install(app: &AppHandle<Wry>, host: &Host) -> tauri::Result<()> {
     let live = MenuItem::with_id(
         app,
         LIVE,
         live_label(host.live_run_count()),
         false,
+        None::<&str>,
+    )?;
+    // Paused until the host says otherwise, as automations start.
+    let automations = MenuItem::with_id(
+        app,
+        AUTOMATIONS,
+        automations_label(false),
+        true,
         None::<&str>,
     )?;
     let menu = Menu::with_items(
@@ -48,6 +67,7 @@ pub(crate) fn install(app: &AppHandle<Wry>, host: &Host) -> tauri::Result<()> {
             &MenuItem::with_id(app, QUICK_ASK, "Quick ask…", true, None::<&str>)?,
             &PredefinedMenuItem::separator(app)?,
             &live,
+            &automations,
             &PredefinedMenuItem::separator(app)?,
             &MenuItem::with_id(app, QUIT, "Quit Pizza Bot", true, None::<&str>)?,
         ],
@@ -62,7 +82,64 @@ pub(crate) fn install(app: &AppHandle<Wry>, host: &Host) -> tauri::Result<()> {
     }
     builder.build(app)?;
     keep_live_line(live, host);
+    keep_automations_line(automations, host);
     Ok(())
+}
+
+/// Shows the state at start, then follows every `AutomationsChanged`
+/// (from this item, the Automations page or anywhere else).
+fn keep_automations_line<R: Runtime>(item: MenuItem<R>, host: &Host) {
+    // Subscribed before reading, so a change in between is not missed.
+    let mut events = host.subscribe();
+    let host = host.clone();
+    tauri::async_runtime::spawn(async move {
+        let show = |enabled: bool| {
+            if let Err(error) = item.set_text(automations_label(enabled)) {
+                tracing::debug!(%error, "could not update the tray's automations item");
+            }
+        };
+        match host.automations_get(AutomationsGetParams {}).await {
+            Ok(automations) => show(automations.enabled),
+            Err(error) => tracing::warn!(%error, "could not read whether automations are on"),
+        }
+        loop {
+            match events.recv().await {
+                Ok(AppEvent::AutomationsChanged { automations }) => show(automations.enabled),
+                Ok(_) => {}
+                Err(RecvError::Lagged(_)) => {
+                    if let Ok(automations) = host.automations_get(AutomationsGetParams {}).await {
+                        show(automations.enabled);
+                    }
+                }
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+}
+
+/// Pauses automations when they run, resumes them when paused; the label
+/// follows from the change's event.
+fn toggle_automations<R: Runtime>(app: &AppHandle<R>) {
+    let Some(host) = app.try_state::<Host>().map(|host| host.inner().clone()) else {
+        return;
+    };
+    tauri::async_runtime::spawn(async move {
+        let toggled = async {
+            let now = host.automations_get(AutomationsGetParams {}).await?;
+            host.automations_update(AutomationsPatch {
+                enabled: Some(!now.enabled),
+                ..AutomationsPatch::default()
+            })
+            .await
+        };
+        match toggled.await {
+            Ok(automations) => tracing::info!(
+                enabled = automations.enabled,
+                "automations switched from the tray"
+            ),
+            Err(error) => tracing::warn!(%error, "could not switch automations from the tray"),
+        }
+    });
 }
 
 /// Re-counts live runs on every app event: a run's start and end both send one.
@@ -92,6 +169,7 @@ pub(crate) fn on_menu<R: Runtime>(app: &AppHandle<R>, id: &str) {
     match id {
         OPEN => crate::navigate::show_main_window(app),
         QUICK_ASK => crate::quick_ask::show(app),
+        AUTOMATIONS => toggle_automations(app),
         QUIT => request_quit(app),
         other => tracing::debug!(id = other, "unknown tray menu item"),
     }

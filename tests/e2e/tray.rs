@@ -2,7 +2,9 @@
 //! app's bus too) takes the app's tray item, and its menu entries are
 //! clicked over `com.canonical.dbusmenu` as a panel clicks them — Open brings
 //! back a window closed to the tray (and a second launch shows the thread
-//! it names), Quick ask opens its window, and Quit
+//! it names), Quick ask opens its window, Pause / Resume automations
+//! switches automations and follows their state, start at login writes
+//! the autostart entry, and Quit
 //! during a run asks first, then records the run `cancelled` and exits.
 
 use crate::chat::{ask, configure_provider, openai_mock};
@@ -59,6 +61,16 @@ async fn wait_for_entry(menu: &TrayMenu, label: &str) -> Result<()> {
     }
 }
 
+/// Calls an automations command from the page; its answer's `enabled`.
+async fn automations_call(app: &App, command: &str, args: &str) -> Result<serde_json::Value> {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+         window.__TAURI_INTERNALS__.invoke('{command}', {args})
+           .then((a) => done(a.enabled), (e) => done(JSON.stringify(e)));"
+    );
+    Ok(app.client.execute_async(&script, vec![]).await?)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()> {
     let sandbox = Sandbox::new()?;
@@ -81,9 +93,20 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
                 ("Open Pizza Bot".to_owned(), true),
                 ("Quick ask…".to_owned(), true),
                 ("No runs in progress".to_owned(), false),
+                ("Resume automations".to_owned(), true),
                 ("Quit Pizza Bot".to_owned(), true),
             ]
         );
+
+        // Automations start paused; the item switches them and its label
+        // follows, also for a change made elsewhere (here, the page).
+        menu.click("Resume automations").map_err(|e| anyhow!(e))?;
+        wait_for_entry(&menu, "Pause automations").await?;
+        let enabled = automations_call(app, "automations_get", "{}").await?;
+        ensure!(enabled == json!(true), "after Resume the host says {enabled}");
+        let enabled = automations_call(app, "automations_update", "{enabled: false}").await?;
+        ensure!(enabled == json!(false), "the page's pause answered {enabled}");
+        wait_for_entry(&menu, "Resume automations").await?;
 
         // With a tray, closing the window only hides it; Open shows it again.
         let window = x11::close_until_hidden(MAIN_TITLE, &app.processes()).await?;
@@ -187,6 +210,55 @@ async fn quit_from_the_tray_during_a_run_cancels_it_and_exits() -> Result<()> {
     assert_eq!(runs[0].status, RunStatus::Cancelled, "{runs:#?}");
     ensure!(runs[0].ended_at.is_some(), "{runs:#?}");
     Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn start_at_login_writes_and_removes_the_autostart_entry() -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    // The app's XDG_CONFIG_HOME is the sandbox's home/.config.
+    let entry = sandbox
+        .path()
+        .join("home/.config/autostart/pizza-bot.desktop");
+    let app = App::start(&sandbox, "start-at-login").await?;
+    app.run(async |app| {
+        app.find("[data-testid=rail-inbox]").await?;
+        let off = start_at_login_call(app, "automations_get", "{}").await?;
+        ensure!(off == json!(false), "before: {off}");
+
+        let on = start_at_login_call(app, "automations_update", "{start_at_login: true}").await?;
+        ensure!(on == json!(true), "turning it on answered {on}");
+        let contents = std::fs::read_to_string(&entry)?;
+        let exec = contents
+            .lines()
+            .find_map(|line| line.strip_prefix("Exec="))
+            .ok_or_else(|| anyhow!("no Exec line in {contents}"))?;
+        // This very binary (as the kernel names it), started in the tray.
+        let binary = std::fs::canonicalize(
+            std::env::var_os("PIZZA_APP_BIN").ok_or_else(|| anyhow!("PIZZA_APP_BIN"))?,
+        )?;
+        ensure!(
+            exec == format!("{} --hidden", binary.display()),
+            "Exec={exec}"
+        );
+        let read_back = start_at_login_call(app, "automations_get", "{}").await?;
+        ensure!(read_back == json!(true), "read back: {read_back}");
+
+        let off = start_at_login_call(app, "automations_update", "{start_at_login: false}").await?;
+        ensure!(off == json!(false), "turning it off answered {off}");
+        ensure!(!entry.exists(), "the entry is still there");
+        Ok(())
+    })
+    .await
+}
+
+/// Calls an automations command from the page; its answer's `start_at_login`.
+async fn start_at_login_call(app: &App, command: &str, args: &str) -> Result<serde_json::Value> {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+         window.__TAURI_INTERNALS__.invoke('{command}', {args})
+           .then((a) => done(a.start_at_login), (e) => done(JSON.stringify(e)));"
+    );
+    Ok(app.client.execute_async(&script, vec![]).await?)
 }
 
 /// Whether process `pid` still runs (an exited child its parent has not yet

@@ -82,6 +82,7 @@ impl Script {
 pub struct MockProvider {
     addr: SocketAddr,
     script: Arc<Mutex<Script>>,
+    arrived: Arc<tokio::sync::Notify>,
     _stop: DropGuard,
 }
 
@@ -91,11 +92,18 @@ impl MockProvider {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let script = Arc::new(Mutex::new(Script::default()));
+        let arrived = Arc::new(tokio::sync::Notify::new());
         let stop = CancellationToken::new();
-        tokio::spawn(accept_loop(listener, script.clone(), stop.clone()));
+        tokio::spawn(accept_loop(
+            listener,
+            script.clone(),
+            arrived.clone(),
+            stop.clone(),
+        ));
         Ok(Self {
             addr,
             script,
+            arrived,
             _stop: stop.drop_guard(),
         })
     }
@@ -136,6 +144,20 @@ impl MockProvider {
         self.lock().requests.clone()
     }
 
+    /// Waits until `done` holds for the requests received so far (checked
+    /// at once, then as each request arrives).
+    pub async fn wait_until(&self, mut done: impl FnMut(&[RecordedRequest]) -> bool) {
+        loop {
+            let arrived = self.arrived.notified();
+            tokio::pin!(arrived);
+            arrived.as_mut().enable();
+            if done(&self.lock().requests) {
+                return;
+            }
+            arrived.await;
+        }
+    }
+
     /// The most recent request (panics in the caller's test if none).
     pub fn last_request(&self) -> Option<RecordedRequest> {
         self.lock().requests.last().cloned()
@@ -146,7 +168,12 @@ impl MockProvider {
     }
 }
 
-async fn accept_loop(listener: TcpListener, script: Arc<Mutex<Script>>, stop: CancellationToken) {
+async fn accept_loop(
+    listener: TcpListener,
+    script: Arc<Mutex<Script>>,
+    arrived: Arc<tokio::sync::Notify>,
+    stop: CancellationToken,
+) {
     loop {
         let accepted = tokio::select! {
             () = stop.cancelled() => return,
@@ -154,9 +181,12 @@ async fn accept_loop(listener: TcpListener, script: Arc<Mutex<Script>>, stop: Ca
         };
         let Ok((stream, _)) = accepted else { continue };
         let script = script.clone();
+        let arrived = arrived.clone();
         let stop = stop.clone();
         tokio::spawn(async move {
-            let service = service_fn(move |request| handle(request, script.clone(), stop.clone()));
+            let service = service_fn(move |request| {
+                handle(request, script.clone(), arrived.clone(), stop.clone())
+            });
             let connection = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service);
             // Errors here are the scripted cuts and clients going away.
@@ -168,6 +198,7 @@ async fn accept_loop(listener: TcpListener, script: Arc<Mutex<Script>>, stop: Ca
 async fn handle(
     request: hyper::Request<Incoming>,
     script: Arc<Mutex<Script>>,
+    arrived: Arc<tokio::sync::Notify>,
     stop: CancellationToken,
 ) -> Result<hyper::Response<response::ResponseBody>, Infallible> {
     let (parts, body) = request.into_parts();
@@ -198,5 +229,6 @@ async fn handle(
         script.requests.push(recorded);
         script.next_for(&path)
     };
+    arrived.notify_waiters();
     Ok(scripted.into_hyper(stop))
 }

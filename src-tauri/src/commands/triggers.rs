@@ -18,4 +18,16 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::OccurrenceList, _, _>(|host, p| async move {
         host.occurrence_list(p).await
     });
+    registry.register::<cmd::TriggerRunNow, _, _>(|host, p| async move {
+        host.trigger_run_now(p).await
+    });
+    registry.register::<cmd::TriggerRotateSecret, _, _>(|host, p| async move {
+        host.trigger_rotate_secret(p).await
+    });
+    registry.register::<cmd::AutomationsGet, _, _>(|host, p| async move {
+        host.automations_get(p).await
+    });
+    registry.register::<cmd::AutomationsUpdate, _, _>(|host, p| async move {
+        host.automations_update(p).await
+    });
 }

@@ -146,9 +146,10 @@ impl RunService {
         // empty thread and no run.
         let model = self.resolve_model(model.as_deref(), thread.model()).await?;
         let agent = self.agent.for_run().await;
+        let row = RunRow { source, occurrence };
         match begin {
             RunBegin::Message { text, .. } => {
-                self.start_turn(thread, reservation, agent, model, source, text, occurrence)
+                self.start_turn(thread, reservation, agent, model, row, text)
                     .await
             }
             other => {
@@ -157,16 +158,8 @@ impl RunService {
                         "A new thread begins with a message.",
                     ));
                 };
-                self.continue_thread(
-                    thread.id,
-                    reservation,
-                    agent,
-                    model,
-                    source,
-                    other,
-                    occurrence.as_ref(),
-                )
-                .await
+                self.continue_thread(thread.id, reservation, agent, model, row, other)
+                    .await
             }
         }
     }
@@ -179,9 +172,8 @@ impl RunService {
         reservation: Option<Reservation>,
         agent: RunAgent,
         model: ResolvedModel,
-        source: RunSource,
+        row: RunRow,
         text: String,
-        occurrence: Option<store::OccurrenceLaunch>,
     ) -> Result<Started, ApiError> {
         let (turn_thread, opened) = match thread {
             ThreadFor::Existing(thread) => {
@@ -198,12 +190,12 @@ impl RunService {
             .store
             .start_turn(store::TurnStart {
                 thread: turn_thread,
-                source,
+                source: row.source,
                 step: opened.step,
                 expected_head: opened.head,
                 queued_id: None,
                 answers_interrupt: false,
-                occurrence,
+                occurrence: row.occurrence,
             })
             .await
             .map_err(|e| match e {
@@ -228,18 +220,17 @@ impl RunService {
         reservation: Reservation,
         agent: RunAgent,
         model: ResolvedModel,
-        source: RunSource,
+        row: RunRow,
         begin: RunBegin,
-        occurrence: Option<&store::OccurrenceLaunch>,
     ) -> Result<Started, ApiError> {
         if let RunBegin::Decisions(response) = begin {
             return self
-                .answer(thread_id, reservation, agent, model, source, response)
+                .answer(thread_id, reservation, agent, model, row.source, response)
                 .await;
         }
         let run = self
             .store
-            .create_run_for(&thread_id, source, occurrence)
+            .create_run_for(&thread_id, row.source, row.occurrence.as_ref())
             .await
             .map_err(store_err)?;
         let handle = reservation.bind(run.id.clone());
@@ -414,6 +405,12 @@ impl RunService {
             self.start_next_queued(&thread_id).await;
         }
     }
+}
+
+/// What the run row records besides its thread.
+struct RunRow {
+    source: RunSource,
+    occurrence: Option<store::OccurrenceLaunch>,
 }
 
 /// The thread a run goes to, once read (or to be made with the run).
