@@ -297,6 +297,15 @@ async fn triggers_fire_from_run_now_a_webhook_and_a_schedule_with_the_window_clo
         wait_for_file(&autostart, false).await?;
         app.click("[data-testid=start-at-login]").await?;
         wait_for_file(&autostart, true).await?;
+        // Settings › General shows the same switch.
+        app.click("[data-testid=rail-settings]").await?;
+        app.click("[data-testid=settings-general]").await?;
+        app.wait_for_value(
+            "const c = document.querySelector('[data-testid=settings-start-at-login]'); return !!c && c.checked",
+            &json!(true),
+        )
+        .await?;
+        open_automations(app).await?;
 
         // Made first, so its fires land while the rest of the test runs.
         new_schedule(app, EVERY_MINUTE, EVERY_MINUTE_PROMPT).await?;
@@ -330,6 +339,17 @@ async fn triggers_fire_from_run_now_a_webhook_and_a_schedule_with_the_window_clo
         })
         .map_err(|e| anyhow!(e))?;
         assert_eq!(shown.app_name, "Pizza Bot");
+        // Its history says why it ran, and links the same thread.
+        app.click(&format!("{row} [data-testid=trigger-history-toggle]")).await?;
+        app.wait_for_value(
+            &text_of(&format!("{row} [data-testid=occurrence-row] [data-testid=occurrence-reason]")),
+            &json!("Run now"),
+        )
+        .await?;
+        app.find(&format!(
+            "{row} [data-testid=occurrence-row] [data-thread-id='{thread_id}']"
+        ))
+        .await?;
         app.click("[data-testid=rail-inbox]").await?;
         app.click("[data-testid=view-unread]").await?;
         let unread_row = format!("[data-testid=thread-row][data-thread-id='{thread_id}']");
