@@ -4,5 +4,6 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Screen {
     Inbox,
+    Automations,
     Settings,
 }

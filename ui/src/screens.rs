@@ -1,4 +1,5 @@
 //! One module per screen of the main pane.
 
+pub(crate) mod automations;
 pub(crate) mod inbox;
 pub(crate) mod settings;

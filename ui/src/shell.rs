@@ -4,6 +4,7 @@ use crate::app_state::AppState;
 use crate::keys::{Shortcut, shortcut};
 use crate::notify::NotificationHint;
 use crate::screen::Screen;
+use crate::screens::automations::{AutomationsPane, AutomationsSidebar};
 use crate::screens::inbox::{
     self, ConfirmDialog, ContextGauge, InboxPane, InboxSidebar, state::Inbox,
 };
@@ -16,6 +17,7 @@ pub(crate) fn Shell() -> impl IntoView {
     let screen = RwSignal::new(Screen::Inbox);
     let help_open = RwSignal::new(false);
     crate::screens::settings::provide_section_state();
+    crate::screens::automations::provide_state();
     let inbox = Inbox::new();
     provide_context(inbox);
     provide_context(screen);
@@ -67,12 +69,14 @@ pub(crate) fn Shell() -> impl IntoView {
             <aside class="sidebar" aria-label="Sidebar">
                 {move || match screen.get() {
                     Screen::Inbox => view! { <InboxSidebar /> }.into_any(),
+                    Screen::Automations => view! { <AutomationsSidebar /> }.into_any(),
                     Screen::Settings => view! { <SettingsSidebar /> }.into_any(),
                 }}
             </aside>
             <main class="pane" id="main">
                 {move || match screen.get() {
                     Screen::Inbox => view! { <InboxPane /> }.into_any(),
+                    Screen::Automations => view! { <AutomationsPane /> }.into_any(),
                     Screen::Settings => view! { <SettingsPane /> }.into_any(),
                 }}
             </main>
@@ -116,7 +120,7 @@ fn Rail(screen: RwSignal<Screen>) -> impl IntoView {
             {item(Screen::Inbox, "Inbox", "⌂", "rail-inbox")}
             {later("Skills", "✦")}
             {later("MCP", "⇄")}
-            {later("Automations", "◷")}
+            {item(Screen::Automations, "Automations", "◷", "rail-automations")}
             <div class="rail__spacer"></div>
             {item(Screen::Settings, "Settings", "⚙", "rail-settings")}
         </nav>

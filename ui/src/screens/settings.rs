@@ -162,6 +162,7 @@ fn General() -> impl IntoView {
                 <p class="hint muted">"System follows your desktop’s light or dark setting."</p>
             </fieldset>
             <shortcut::ShortcutField />
+            <crate::screens::automations::StartAtLoginSetting />
             <Show when=move || saved.get()>
                 <p class="saved" role="status">"Saved"</p>
             </Show>
