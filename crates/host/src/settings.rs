@@ -7,7 +7,10 @@ pub(crate) mod keys;
 use crate::Host;
 use crate::memory::MemoryService;
 use crate::notify::Notifications;
-use pizza_protocol::{ApiError, Settings, SettingsGetParams, SettingsPatch};
+use pizza_protocol::{
+    AgentSettings, ApiError, DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS,
+    Settings, SettingsGetParams, SettingsPatch,
+};
 use pizza_store::Store;
 use std::sync::Arc;
 
@@ -47,14 +50,71 @@ impl SettingsService {
             .prefs()
             .await
             .map_err(crate::HostError::from)?;
+        let persona = keys::AGENT_PERSONA
+            .read(&self.store)
+            .await
+            .map_err(crate::HostError::from)?
+            .unwrap_or_default();
+        let max_tool_calls = keys::AGENT_MAX_TOOL_CALLS
+            .read(&self.store)
+            .await
+            .map_err(crate::HostError::from)?
+            .unwrap_or(DEFAULT_MAX_TOOL_CALLS);
         Ok(Settings {
             theme,
             memories_enabled: self.memory.memories_enabled().await?,
             notifications,
+            agent: AgentSettings {
+                persona,
+                max_tool_calls,
+            },
         })
     }
 
+    /// The patch's agent fields, checked before anything is written.
+    fn checked_agent(patch: &SettingsPatch) -> Result<(), ApiError> {
+        if let Some(persona) = &patch.persona {
+            let chars = persona.chars().count();
+            if chars > PERSONA_MAX_CHARS {
+                return Err(ApiError::invalid_input(format!(
+                    "persona: {chars} characters; at most {PERSONA_MAX_CHARS} are kept"
+                )));
+            }
+        }
+        if let Some(max) = patch.max_tool_calls
+            && max != -1
+            && !(1..=MAX_TOOL_CALLS_LIMIT).contains(&max)
+        {
+            return Err(ApiError::invalid_input(format!(
+                "max_tool_calls: choose 1 to {MAX_TOOL_CALLS_LIMIT}, or -1 for no limit"
+            )));
+        }
+        Ok(())
+    }
+
+    async fn write_agent(&self, patch: &SettingsPatch) -> Result<(), ApiError> {
+        if let Some(persona) = &patch.persona {
+            let persona = persona.trim();
+            if persona.is_empty() {
+                keys::AGENT_PERSONA.delete(&self.store).await
+            } else {
+                keys::AGENT_PERSONA
+                    .write(&self.store, &persona.to_owned())
+                    .await
+            }
+            .map_err(crate::HostError::from)?;
+        }
+        if let Some(max) = patch.max_tool_calls {
+            keys::AGENT_MAX_TOOL_CALLS
+                .write(&self.store, &max)
+                .await
+                .map_err(crate::HostError::from)?;
+        }
+        Ok(())
+    }
+
     pub(crate) async fn settings_update(&self, patch: SettingsPatch) -> Result<Settings, ApiError> {
+        Self::checked_agent(&patch)?;
         if let Some(enabled) = patch.memories_enabled {
             if enabled {
                 // The folder exists (private) before the agent is told about it.
@@ -91,6 +151,7 @@ impl SettingsService {
                     .map_err(crate::HostError::from)?;
             }
         }
+        self.write_agent(&patch).await?;
         self.settings_get(SettingsGetParams {}).await
     }
 }
@@ -105,3 +166,7 @@ impl Host {
         self.inner.settings.settings_update(patch).await
     }
 }
+
+#[cfg(test)]
+#[path = "settings/agent_tests.rs"]
+mod agent_tests;

@@ -69,7 +69,10 @@ pub use run_commands::{
     ThreadSubscribeResponse, ThreadUnsubscribeParams, ThreadViewingParams,
 };
 pub use scope::{QUICK_ASK_COMMANDS, WindowScope};
-pub use settings::{NotificationPrefs, Settings, SettingsGetParams, SettingsPatch, Theme};
+pub use settings::{
+    AgentSettings, DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS_LIMIT, NotificationPrefs,
+    PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch, Theme,
+};
 pub use thread::{
     CheckpointView, ExportChooseParams, ExportFormat, ExportTarget, FolderId, FolderMove,
     MessageId, MessagePart, MessageView, QueuedMessage, Role, RunBrief, SearchHit, SnippetPart,

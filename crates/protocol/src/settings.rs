@@ -1,4 +1,5 @@
-//! `settings_get` / `settings_update`: UI preferences.
+//! `settings_get` / `settings_update`: preferences, and how the agent works.
+//! A refused field's message starts with its name (`persona: …`).
 
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +33,36 @@ pub struct Settings {
     pub memories_enabled: bool,
     /// Which run outcomes become native notifications on this device.
     pub notifications: NotificationPrefs,
+    /// How the agent works: the person's addendum to its instructions and
+    /// its tool-call limit per run.
+    pub agent: AgentSettings,
+}
+
+/// The longest persona, in characters.
+pub const PERSONA_MAX_CHARS: usize = 8_000;
+/// Tool calls per run when the person set none.
+pub const DEFAULT_MAX_TOOL_CALLS: i64 = 100;
+/// The highest tool-call limit that can be set (`-1` is no limit).
+pub const MAX_TOOL_CALLS_LIMIT: i64 = 10_000;
+
+/// The agent's settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentSettings {
+    /// Added to the agent's instructions for every run (may be empty).
+    pub persona: String,
+    /// The orchestrator's tool calls per run; `-1`: no limit (runs are still
+    /// bounded by their model calls).
+    pub max_tool_calls: i64,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self {
+            persona: String::new(),
+            max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
+        }
+    }
 }
 
 /// Native notification toggles, kept per device. Both are on by default.
@@ -69,4 +100,10 @@ pub struct SettingsPatch {
     pub notify_run_finished: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notify_action_required: Option<bool>,
+    /// At most [`PERSONA_MAX_CHARS`]; blank clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persona: Option<String>,
+    /// `-1` or 1 to [`MAX_TOOL_CALLS_LIMIT`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_calls: Option<i64>,
 }

@@ -4,6 +4,7 @@ use crate::app_state::AppState;
 use crate::ipc::invoke;
 use crate::theme;
 
+mod agent;
 mod approvals;
 mod confirm;
 mod files;
@@ -163,6 +164,7 @@ fn General() -> impl IntoView {
             </fieldset>
             <shortcut::ShortcutField />
             <crate::screens::automations::StartAtLoginSetting />
+            <agent::AgentSettings />
             <Show when=move || saved.get()>
                 <p class="saved" role="status">"Saved"</p>
             </Show>

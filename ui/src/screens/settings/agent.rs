@@ -1,0 +1,152 @@
+//! Settings › General › Agent: the person's addendum to the agent's
+//! instructions and its tool-call limit per run. Saved with the Save button
+//! (or Ctrl+Enter in the persona); a refusal names its field and keeps what
+//! was typed.
+
+use crate::app_state::AppState;
+use crate::ipc::invoke;
+use leptos::prelude::*;
+use pizza_protocol::{MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS, SettingsPatch, cmd};
+
+/// The limit as typed: `-1` or a whole number in range, else why not.
+pub(crate) fn parse_limit(text: &str) -> Result<i64, String> {
+    match text.trim().parse::<i64>() {
+        Ok(-1) => Ok(-1),
+        Ok(n) if (1..=MAX_TOOL_CALLS_LIMIT).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "Enter 1 to {MAX_TOOL_CALLS_LIMIT}, or -1 for no limit."
+        )),
+    }
+}
+
+#[component]
+pub(crate) fn AgentSettings() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let current = state.settings.get_untracked().agent;
+    let persona = RwSignal::new(current.persona);
+    let limit = RwSignal::new(current.max_tool_calls.to_string());
+    let error = RwSignal::new(None::<String>);
+    let saved = RwSignal::new(false);
+    // The stored values arrive after the page: take them until the person types.
+    let touched = RwSignal::new(false);
+    Effect::new(move |_| {
+        let agent = state.settings.get().agent;
+        if !touched.get_untracked() {
+            persona.set(agent.persona);
+            limit.set(agent.max_tool_calls.to_string());
+        }
+    });
+    let save = move || {
+        let max_tool_calls = match parse_limit(&limit.get_untracked()) {
+            Ok(n) => n,
+            Err(message) => {
+                error.set(Some(format!("Tool calls per run: {message}")));
+                return;
+            }
+        };
+        let patch = SettingsPatch {
+            persona: Some(persona.get_untracked()),
+            max_tool_calls: Some(max_tool_calls),
+            ..SettingsPatch::default()
+        };
+        leptos::task::spawn_local(async move {
+            match invoke::<cmd::SettingsUpdate>(&patch).await {
+                Ok(settings) => {
+                    state.settings.set(settings);
+                    touched.set(false);
+                    error.set(None);
+                    saved.set(true);
+                }
+                Err(e) => {
+                    saved.set(false);
+                    error.set(Some(e.message));
+                }
+            }
+        });
+    };
+    let count = move || persona.with(|p| p.chars().count());
+    let count_class = move || {
+        if count() > PERSONA_MAX_CHARS {
+            "hint error"
+        } else {
+            "hint muted"
+        }
+    };
+    view! {
+        <fieldset class="field" data-testid="agent-settings">
+            <legend>"Agent"</legend>
+            <label class="field__label" for="agent-persona">"Instructions for every run"</label>
+            <textarea
+                id="agent-persona"
+                class="input input--multiline"
+                data-testid="agent-persona"
+                rows="4"
+                placeholder="For example: answer in French; keep reports short."
+                prop:value=move || persona.get()
+                on:input=move |ev| {
+                    touched.set(true);
+                    saved.set(false);
+                    persona.set(event_target_value(&ev));
+                }
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" && ev.ctrl_key() {
+                        ev.prevent_default();
+                        save();
+                    }
+                }
+            />
+            <p
+                class=count_class
+                data-testid="agent-persona-count"
+            >
+                {move || format!("{} / {PERSONA_MAX_CHARS} characters", count())}
+            </p>
+            <label class="field__label" for="agent-max-tool-calls">"Tool calls per run"</label>
+            <div class="field__row">
+                <input
+                    id="agent-max-tool-calls"
+                    class="input input--narrow"
+                    data-testid="agent-max-tool-calls"
+                    inputmode="numeric"
+                    prop:value=move || limit.get()
+                    on:input=move |ev| {
+                        touched.set(true);
+                        saved.set(false);
+                        limit.set(event_target_value(&ev));
+                    }
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" {
+                            ev.prevent_default();
+                            save();
+                        }
+                    }
+                />
+                <button class="button" data-testid="agent-save" on:click=move |_| save()>
+                    "Save"
+                </button>
+            </div>
+            <p class="hint muted">
+                "How many tools the agent may call in one run before it stops and says what is left; -1 means no limit (a run still ends after 40 model calls)."
+            </p>
+            <Show when=move || saved.get()>
+                <p class="saved" role="status">"Saved"</p>
+            </Show>
+            {move || error.get().map(|message| view! { <p class="banner banner--error" role="alert">{message}</p> })}
+        </fieldset>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_limit;
+
+    #[test]
+    fn a_limit_is_minus_one_or_in_range() {
+        assert_eq!(parse_limit("-1"), Ok(-1));
+        assert_eq!(parse_limit(" 100 "), Ok(100));
+        assert_eq!(parse_limit("10000"), Ok(10_000));
+        for bad in ["0", "-2", "10001", "", "ten", "1.5"] {
+            assert!(parse_limit(bad).is_err(), "{bad}");
+        }
+    }
+}
