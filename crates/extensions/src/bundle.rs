@@ -43,6 +43,43 @@ impl BundleFile {
     }
 }
 
+/// A skill folder's contents as they are on disk, within the size bounds
+/// but not validated as a skill: what the editor opens to fix a broken
+/// `SKILL.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawSkill {
+    pub skill_md: String,
+    pub files: Vec<BundleFile>,
+}
+
+impl RawSkill {
+    /// Reads `dir/SKILL.md` and the sibling files, skipping links.
+    pub fn read(dir: &Path) -> Result<Self> {
+        let skill_path = dir.join(SKILL_FILE);
+        let meta = match fs::symlink_metadata(&skill_path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::invalid(
+                    SKILL_FILE,
+                    "is missing from the skill's folder",
+                ));
+            }
+            Err(e) => return Err(Error::io("read", &skill_path, e)),
+        };
+        if !meta.is_file() {
+            return Err(Error::invalid(SKILL_FILE, "must be a regular file"));
+        }
+        let skill_bytes = read_bounded(&skill_path, SKILL_FILE)?;
+        let skill_md = String::from_utf8(skill_bytes)
+            .map_err(|_| Error::invalid(SKILL_FILE, "is not UTF-8 text"))?;
+        let mut files = Vec::new();
+        let mut total = skill_md.len() as u64;
+        collect_files(dir, "", 0, &mut files, &mut total)?;
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Self { skill_md, files })
+    }
+}
+
 /// A validated skill: manifest, the `SKILL.md` text it came from, and its
 /// sibling files sorted by path.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,19 +145,8 @@ impl SkillBundle {
         let folder = dir.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
             Error::invalid("name", format!("{} is not a skill folder", dir.display()))
         })?;
-        let skill_path = dir.join(SKILL_FILE);
-        let meta =
-            fs::symlink_metadata(&skill_path).map_err(|e| Error::io("read", &skill_path, e))?;
-        if !meta.is_file() {
-            return Err(Error::invalid(SKILL_FILE, "must be a regular file"));
-        }
-        let skill_bytes = read_bounded(&skill_path, SKILL_FILE)?;
-        let skill_md = String::from_utf8(skill_bytes)
-            .map_err(|_| Error::invalid(SKILL_FILE, "is not UTF-8 text"))?;
-        let mut files = Vec::new();
-        let mut total = skill_md.len() as u64;
-        collect_files(dir, "", 0, &mut files, &mut total)?;
-        Self::from_parts(folder, skill_md, files)
+        let raw = RawSkill::read(dir)?;
+        Self::from_parts(folder, raw.skill_md, raw.files)
     }
 
     pub fn name(&self) -> &str {

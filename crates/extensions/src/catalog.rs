@@ -106,6 +106,9 @@ pub struct CatalogEntry {
     pub source: SkillSource,
     /// The source this entry hides (a user override of a built-in), if any.
     pub overrides: Option<SkillSource>,
+    /// Its folder on disk; `None` for a plugin skill handed over in memory.
+    /// A broken skill's text is read from here ([`crate::RawSkill::read`]) to fix it.
+    pub folder: Option<PathBuf>,
     /// The bundle, or the reason it could not be loaded.
     pub bundle: Result<Arc<SkillBundle>, String>,
 }
@@ -208,6 +211,7 @@ impl Catalog {
                 name: p.name,
                 source: SkillSource::Plugin(p.plugin_id),
                 overrides: None,
+                folder: None,
                 bundle: p.bundle,
             });
         self.entries = merge(self.builtin.iter().cloned().chain(plugins).chain(user));
@@ -351,7 +355,8 @@ fn read_folder(dir: &Path, source: &SkillSource) -> Vec<CatalogEntry> {
         if name.starts_with('.') || !is_dir || !seen.insert(name.clone()) {
             continue;
         }
-        let bundle = SkillBundle::load(&item.path())
+        let folder = item.path();
+        let bundle = SkillBundle::load(&folder)
             .map(Arc::new)
             .map_err(|e| e.to_string());
         if let Err(reason) = &bundle {
@@ -361,6 +366,7 @@ fn read_folder(dir: &Path, source: &SkillSource) -> Vec<CatalogEntry> {
             name,
             source: source.clone(),
             overrides: None,
+            folder: Some(folder),
             bundle,
         });
     }

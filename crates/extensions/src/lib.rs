@@ -10,8 +10,8 @@ mod watch;
 mod zip_import;
 
 pub use bundle::{
-    BundleFile, MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, MAX_FILE_BYTES, MAX_PATH_CHARS, SKILL_FILE,
-    SkillBundle, check_file_path,
+    BundleFile, MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, MAX_FILE_BYTES, MAX_PATH_CHARS, RawSkill,
+    SKILL_FILE, SkillBundle, check_file_path,
 };
 pub use catalog::{
     Catalog, CatalogEntry, CatalogSources, EnablementOverlay, NoPlugins, PluginSkill, PluginSkills,

@@ -94,14 +94,14 @@ pub fn import_zip(bytes: &[u8]) -> Result<SkillBundle> {
                 "is a link; a skill ZIP holds only files and folders",
             ));
         }
-        check_entry_path(&raw)?;
+        let path = check_entry_path(&raw)?;
         if file.is_dir() {
             continue;
         }
         if file.encrypted() {
             return Err(Error::invalid(raw, "is encrypted"));
         }
-        entries.push(Entry { index, path: raw });
+        entries.push(Entry { index, path });
         if entries.len() > MAX_ZIP_FILES {
             return Err(zip_error(format!(
                 "has more than {MAX_ZIP_FILES} files; a skill has at most that"
@@ -170,8 +170,10 @@ fn find_root(entries: &[Entry]) -> Result<(String, Option<String>)> {
     }
 }
 
-/// Refuses absolute paths and `..`; the rest of the path rules are the bundle's.
-fn check_entry_path(raw: &str) -> Result<()> {
+/// Refuses absolute paths and `..`; the rest of the path rules are the
+/// bundle's. Returns the path with `/` between folders (ZIPs made on
+/// Windows may use `\\`) and without a leading `./` or trailing `/`.
+fn check_entry_path(raw: &str) -> Result<String> {
     let unified = raw.replace('\\', "/");
     if unified.starts_with('/') || unified.as_bytes().get(1) == Some(&b':') {
         return Err(Error::invalid(
@@ -185,11 +187,19 @@ fn check_entry_path(raw: &str) -> Result<()> {
             "climbs out of the ZIP with ..",
         ));
     }
-    let file_path = unified.trim_end_matches('/');
-    if file_path.is_empty() {
+    let mut path = unified.as_str();
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest;
+    }
+    let path = path.trim_end_matches('/');
+    if path.is_empty() {
         return Err(Error::invalid(raw.to_owned(), "has an empty name"));
     }
-    check_file_path(file_path)
+    check_file_path(path).map_err(|e| match e {
+        Error::Invalid { message, .. } => Error::invalid(raw.to_owned(), message),
+        other => other,
+    })?;
+    Ok(path.to_owned())
 }
 
 /// Inflates one entry, stopping one byte past `limit`.

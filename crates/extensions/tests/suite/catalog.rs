@@ -2,8 +2,9 @@ use std::fs;
 use std::sync::Arc;
 
 use pizza_extensions::{
-    BuiltinToolResolver, Catalog, CatalogSources, EnablementOverlay, PluginSkill, PluginSkills,
-    Readiness, SkillBundle, SkillSource, delete_user_skill, save_user_skill, user_skills_dir,
+    BuiltinToolResolver, BundleFile, Catalog, CatalogSources, EnablementOverlay, PluginSkill,
+    PluginSkills, RawSkill, Readiness, Resolution, SkillBundle, SkillSource, ToolRef, ToolResolver,
+    delete_user_skill, save_user_skill, user_skills_dir,
 };
 use pretty_assertions::assert_eq;
 
@@ -272,4 +273,73 @@ fn oversized_files_make_the_skill_unavailable_naming_the_file() {
         .unwrap_err()
         .clone();
     assert!(reason.starts_with("data/huge.bin: "), "{reason}");
+}
+
+#[test]
+fn a_broken_skill_can_still_be_opened_to_fix_it() {
+    let d = dirs();
+    let broken = "---\nname: [oops\n---\nbody\n";
+    write_skill(&d.user, "broken", broken, &[("notes.md", b"n")]);
+    let catalog = load(&d);
+    let entry = catalog.entry("broken").unwrap();
+    assert!(entry.bundle.is_err());
+    let raw = RawSkill::read(entry.folder.as_ref().unwrap()).unwrap();
+    assert_eq!(raw.skill_md, broken);
+    assert_eq!(raw.files, vec![BundleFile::new("notes.md", "n")]);
+}
+
+/// A resolver whose `slow` server is still listing its tools.
+struct Discovering;
+
+impl ToolResolver for Discovering {
+    fn resolve(&self, tool: &ToolRef) -> Resolution {
+        match tool.mcp_server() {
+            Some("slow") => Resolution::Loading,
+            Some("fast") => tool.resolve_in(["search", "fetch"]),
+            _ => BuiltinToolResolver::default().resolve(tool),
+        }
+    }
+}
+
+#[test]
+fn readiness_is_loading_while_a_server_lists_its_tools_and_unavailable_wins() {
+    let d = dirs();
+    write_skill(
+        &d.user,
+        "waits",
+        &skill_md("waits", "tools: [mcp:fast:*, mcp:slow:*]\n"),
+        &[],
+    );
+    write_skill(
+        &d.user,
+        "ready",
+        &skill_md("ready", "tools: [ls, mcp:fast:se*]\n"),
+        &[],
+    );
+    write_skill(
+        &d.user,
+        "missing",
+        &skill_md("missing", "tools: [mcp:slow:*, mcp:fast:nope]\n"),
+        &[],
+    );
+    let catalog = load(&d);
+    let readiness: Vec<(String, Readiness)> = catalog
+        .listing(&Discovering)
+        .into_iter()
+        .map(|l| (l.name, l.readiness))
+        .collect();
+    assert_eq!(
+        readiness,
+        vec![
+            (
+                "missing".to_owned(),
+                Readiness::Unavailable {
+                    reasons: vec!["MCP server fast has no tool nope".to_owned()]
+                }
+            ),
+            ("ready".to_owned(), Readiness::Ready),
+            ("waits".to_owned(), Readiness::Loading),
+        ]
+    );
+    assert_eq!(names(&catalog.ready_skills(&Discovering)), vec!["ready"]);
 }

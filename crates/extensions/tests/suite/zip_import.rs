@@ -178,3 +178,15 @@ fn a_zip_bomb_stops_at_the_limit_by_the_bytes_it_inflates() {
     let message = assert_invalid(&import_zip(&bombs).unwrap_err(), "part5.bin");
     assert!(message.contains("50 MiB"), "{message}");
 }
+
+#[test]
+fn windows_separators_and_a_leading_dot_folder_are_read_as_paths() {
+    let md = skill_md("mine", "");
+    let zipped = zip_of(&[
+        Item::File("./mine/SKILL.md", md.as_bytes()),
+        Item::File("mine\\references\\a.md", b"A"),
+    ]);
+    let bundle = import_zip(&zipped).unwrap();
+    let paths: Vec<&str> = bundle.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!((bundle.name(), paths), ("mine", vec!["references/a.md"]));
+}
