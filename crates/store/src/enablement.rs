@@ -72,6 +72,21 @@ impl Store {
         })
     }
 
+    /// Forgets one switch (the resource is enabled again), e.g. when a user
+    /// skill is deleted so a later one of that name starts fresh. True when
+    /// there was one.
+    pub async fn clear_enablement(&self, kind: &str, source: &str, id: &str) -> Result<bool> {
+        let mut tx = self.write_tx().await?;
+        let done = sqlx::query("DELETE FROM enablement WHERE kind = ? AND source = ? AND id = ?")
+            .bind(kind)
+            .bind(source)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() > 0)
+    }
+
     /// Every switch of one kind, by source then id.
     pub async fn enablement(&self, kind: &str) -> Result<Vec<Enablement>> {
         let rows = sqlx::query(

@@ -343,3 +343,10 @@ fn readiness_is_loading_while_a_server_lists_its_tools_and_unavailable_wins() {
     );
     assert_eq!(names(&catalog.ready_skills(&Discovering)), vec!["ready"]);
 }
+
+#[test]
+fn a_catalog_can_be_shared_across_tasks() {
+    fn shared<T: Send + Sync + Clone + 'static>() {}
+    shared::<Catalog>();
+    shared::<Arc<SkillBundle>>();
+}

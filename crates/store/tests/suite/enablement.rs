@@ -50,6 +50,23 @@ async fn switches_are_kept_per_kind_source_and_id_and_survive_reopen() {
     let servers = store.enablement("mcp_server").await.unwrap();
     assert_eq!(servers.len(), 1);
     assert!(!servers[0].enabled);
+
+    assert!(
+        store
+            .clear_enablement("skill", "user", "pizza-bot-guide")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .clear_enablement("skill", "user", "pizza-bot-guide")
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.enablement("skill").await.unwrap(),
+        vec![switch("builtin", "pizza-bot-guide", true, T0 + 5)]
+    );
 }
 
 #[tokio::test]
