@@ -2,6 +2,7 @@
 
 mod checkpoints;
 mod clock;
+mod enablement;
 mod error;
 mod folders;
 mod fork;
@@ -27,6 +28,7 @@ pub use checkpoints::{
     StateUpdate, StepCommit, ThreadState,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use enablement::{ENABLEMENT_ID_MAX_CHARS, ENABLEMENT_KIND_MAX_CHARS, Enablement};
 pub use error::{DatabaseError, Error, Result};
 pub use folders::{Folder, FolderUpdate};
 pub use grants::{GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant};

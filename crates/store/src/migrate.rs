@@ -48,10 +48,15 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "triggers",
         sql: include_str!("../migrations/0006_triggers.sql"),
     },
+    Migration {
+        version: 7,
+        name: "enablement",
+        sql: include_str!("../migrations/0007_enablement.sql"),
+    },
 ];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.

@@ -6,6 +6,7 @@
 mod suite {
     mod checkpoints;
     mod crash;
+    mod enablement;
     mod folders;
     mod fork;
     mod grants;
