@@ -6,6 +6,7 @@ mod suite {
     mod catalog;
     mod parse;
     mod refs;
+    mod shipped;
     mod support;
     mod user_skills;
     mod watch;
