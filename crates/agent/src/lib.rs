@@ -7,6 +7,7 @@ mod profile;
 mod run;
 mod sink;
 mod summarize;
+mod task;
 mod transcript;
 mod turn;
 
@@ -18,6 +19,7 @@ pub use profile::{
     clock_line, refused_by_policy,
 };
 pub use sink::{ChannelSink, EventSink, NullSink};
+pub use task::{SUBAGENT_MAX_MODEL_CALLS, Subagent, TASK_TOOL, UnavailableSkill, task_spec};
 pub use turn::{AWAITING_DECISION, OpenedTurn};
 
 /// Re-exported so hosts need not depend on tokio-util.

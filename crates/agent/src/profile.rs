@@ -11,6 +11,8 @@ use pizza_protocol::ApprovalPolicy;
 use pizza_tools::{MEMORY_PROMPT, MountSource, Mounts, ToolRegistry, grants_line};
 use serde_json::Value;
 
+use crate::task::{Subagent, UnavailableSkill, delegation_prompt, unavailable_prompt};
+
 /// Model calls one run may make (seed §4: a runaway-call ceiling).
 pub const DEFAULT_MAX_MODEL_CALLS: u32 = 40;
 /// The orchestrator's tool calls per run (setting `max_tool_calls`).
@@ -120,6 +122,15 @@ pub struct RunProfile {
     /// Granted folders and the memory folder, read at every model call and
     /// every filesystem operation. `None`: the thread's own files only.
     pub mounts: Option<Arc<dyn MountSource>>,
+    /// The ready, enabled skills the `task` tool routes to, fixed when the
+    /// run starts. Empty: no `task` tool and no delegation text. Always
+    /// empty inside a subagent (subagents cannot delegate).
+    pub subagents: Vec<Arc<Subagent>>,
+    /// Enabled skills that cannot be used now, named in the prompt.
+    pub unavailable_skills: Vec<UnavailableSkill>,
+    /// A subagent's tool calls per invocation; `-1` means unlimited (its
+    /// 40 model calls still bound it).
+    pub max_subagent_tool_calls: i64,
 }
 
 impl Default for RunProfile {
@@ -138,6 +149,9 @@ impl Default for RunProfile {
             keep_recent: 0.3,
             max_output_tokens: None,
             mounts: None,
+            subagents: Vec::new(),
+            unavailable_skills: Vec::new(),
+            max_subagent_tool_calls: DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
         }
     }
 }
@@ -153,6 +167,14 @@ impl RunProfile {
         {
             prompt.push_str("\n\n");
             prompt.extend(persona.chars().take(PERSONA_MAX_CHARS));
+        }
+        if let Some(relay) = delegation_prompt(&self.subagents) {
+            prompt.push_str("\n\n");
+            prompt.push_str(relay);
+        }
+        if let Some(unavailable) = unavailable_prompt(&self.unavailable_skills) {
+            prompt.push_str("\n\n");
+            prompt.push_str(&unavailable);
         }
         if mounts.is_some_and(|m| m.memories.is_some()) {
             prompt.push_str("\n\n");

@@ -216,6 +216,22 @@ commands! {
     TriggerRunNow = "trigger_run_now", crate::TriggerIdParams => crate::TriggerFired;
     /// Gives a webhook trigger a new secret, shown once; the old one stops working.
     TriggerRotateSecret = "trigger_rotate_secret", crate::TriggerIdParams => crate::TriggerSecret;
+    /// Every skill (built-in, plugin, the person's own) with its source,
+    /// override flag, switch and readiness.
+    SkillList = "skill_list", crate::SkillListParams => crate::SkillList;
+    /// One skill's `SKILL.md` and sibling files, for the editor.
+    SkillGet = "skill_get", crate::SkillNameParams => crate::SkillDetail;
+    /// Creates or replaces the person's skill (an override of a built-in of
+    /// that name); bad input is `INVALID_INPUT` naming the field or file, and
+    /// nothing is written.
+    SkillSave = "skill_save", crate::SkillSaveParams => crate::SkillView;
+    /// Deletes the person's copy of a skill; a built-in it overrode shows again.
+    SkillDelete = "skill_delete", crate::SkillNameParams => ();
+    /// Switches a skill on or off (remembered across restarts).
+    SkillSetEnabled = "skill_set_enabled", crate::SkillSetEnabledParams => crate::SkillView;
+    /// Imports a skill from a ZIP file as the person's own; a refused archive
+    /// is `INVALID_INPUT` naming the file, and nothing is written.
+    SkillImport = "skill_import", crate::SkillImportParams => crate::SkillView;
     /// The automations switch, start at login and the webhook listener.
     AutomationsGet = "automations_get", crate::AutomationsGetParams => crate::Automations;
     /// Changes them; absent fields stay as they are.

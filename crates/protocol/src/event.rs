@@ -48,6 +48,9 @@ pub enum AppEvent {
         /// The trigger concerned, when one is.
         trigger_id: Option<String>,
     },
+    /// The skills catalog changed (saved, deleted, switched, imported, or
+    /// edited on disk); the Skills page should re-read it.
+    SkillsChanged,
 }
 
 impl AppEvent {
@@ -57,6 +60,7 @@ impl AppEvent {
     pub const QUEUE_CHANGED: &'static str = "queue_changed";
     pub const AUTOMATIONS_CHANGED: &'static str = "automations_changed";
     pub const TRIGGERS_CHANGED: &'static str = "triggers_changed";
+    pub const SKILLS_CHANGED: &'static str = "skills_changed";
     /// Every app event name.
     pub const NAMES: &'static [&'static str] = &[
         Self::THREADS_CHANGED,
@@ -65,6 +69,7 @@ impl AppEvent {
         Self::QUEUE_CHANGED,
         Self::AUTOMATIONS_CHANGED,
         Self::TRIGGERS_CHANGED,
+        Self::SKILLS_CHANGED,
     ];
 
     /// The Tauri event name.
@@ -76,6 +81,7 @@ impl AppEvent {
             Self::QueueChanged { .. } => Self::QUEUE_CHANGED,
             Self::AutomationsChanged { .. } => Self::AUTOMATIONS_CHANGED,
             Self::TriggersChanged { .. } => Self::TRIGGERS_CHANGED,
+            Self::SkillsChanged => Self::SKILLS_CHANGED,
         }
     }
 }
@@ -151,6 +157,7 @@ mod tests {
                 },
             },
             AppEvent::TriggersChanged { trigger_id: None },
+            AppEvent::SkillsChanged,
         ];
         let names: Vec<&str> = events.iter().map(AppEvent::name).collect();
         assert_eq!(names, AppEvent::NAMES);

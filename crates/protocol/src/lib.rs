@@ -17,6 +17,7 @@ mod run;
 mod run_commands;
 mod scope;
 mod settings;
+mod skill;
 mod thread;
 mod trigger;
 
@@ -72,6 +73,11 @@ pub use scope::{QUICK_ASK_COMMANDS, WindowScope};
 pub use settings::{
     AgentSettings, DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS_LIMIT, NotificationPrefs,
     PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch, Theme,
+};
+pub use skill::{
+    SKILL_FILE_TEXT_MAX_BYTES, SkillDetail, SkillFileText, SkillFileView, SkillImportParams,
+    SkillList, SkillListParams, SkillNameParams, SkillReadiness, SkillReadinessState,
+    SkillSaveParams, SkillSetEnabledParams, SkillSourceKind, SkillView,
 };
 pub use thread::{
     CheckpointView, ExportChooseParams, ExportFormat, ExportTarget, FolderId, FolderMove,

@@ -65,6 +65,21 @@ pub enum RunEvent {
         result: String,
         is_error: bool,
     },
+    /// The orchestrator delegated `ask` to the skill `skill`; the
+    /// subagent's own events follow under the namespace `[task_id]` (its
+    /// text is not the run's answer). `task_id` is the `task` call's id.
+    SubagentStarted {
+        task_id: String,
+        skill: String,
+        ask: String,
+    },
+    /// The subagent ended: `succeeded` (its report is the `task` call's
+    /// result), `interrupted` (a call of its waits for a decision),
+    /// `cancelled` or `failed`.
+    SubagentFinished {
+        task_id: String,
+        status: RunStatus,
+    },
     /// The run paused; it continues once every request has a decision.
     Interrupt {
         interrupt: Interrupt,
@@ -123,6 +138,9 @@ pub struct ApprovalRequest {
     /// the approval: it was not run and asks again, with a fresh preview.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub changed_since_request: bool,
+    /// Set when a skill's subagent made the call: the card names the skill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill: Option<String>,
 }
 
 /// The user's answer to one approval request.

@@ -249,6 +249,7 @@ impl RunLoop<'_> {
                 allowed: DecisionKind::ALL.to_vec(),
                 preview,
                 changed_since_request,
+                skill: None,
             });
         }
         let interrupt = Interrupt {

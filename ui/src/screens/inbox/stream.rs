@@ -239,6 +239,8 @@ impl RunState {
                 }
             }),
             RunEvent::Interrupt { interrupt } => self.interrupt.set(Some(interrupt)),
+            // The delegation card is the `task` call's own card.
+            RunEvent::SubagentStarted { .. } | RunEvent::SubagentFinished { .. } => {}
             RunEvent::Usage {
                 input_tokens,
                 output_tokens,
