@@ -232,6 +232,9 @@ commands! {
     /// Imports a skill from a ZIP file as the person's own; a refused archive
     /// is `INVALID_INPUT` naming the file, and nothing is written.
     SkillImport = "skill_import", crate::SkillImportParams => crate::SkillView;
+    /// Asks for a skill ZIP in the native open dialog; `None` when the
+    /// person cancelled.
+    SkillImportChoose = "skill_import_choose", crate::SkillImportChooseParams => Option<String>;
     /// The automations switch, start at login and the webhook listener.
     AutomationsGet = "automations_get", crate::AutomationsGetParams => crate::Automations;
     /// Changes them; absent fields stay as they are.

@@ -75,9 +75,10 @@ pub use settings::{
     PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch, Theme,
 };
 pub use skill::{
-    SKILL_FILE_TEXT_MAX_BYTES, SkillDetail, SkillFileText, SkillFileView, SkillImportParams,
-    SkillList, SkillListParams, SkillNameParams, SkillReadiness, SkillReadinessState,
-    SkillSaveParams, SkillSetEnabledParams, SkillSourceKind, SkillView,
+    SKILL_FILE_TEXT_MAX_BYTES, SkillDetail, SkillFields, SkillFileText, SkillFileView,
+    SkillImportChooseParams, SkillImportParams, SkillInterrupt, SkillList, SkillListParams,
+    SkillNameParams, SkillReadiness, SkillReadinessState, SkillSaveParams, SkillSetEnabledParams,
+    SkillSourceKind, SkillView,
 };
 pub use thread::{
     CheckpointView, ExportChooseParams, ExportFormat, ExportTarget, FolderId, FolderMove,

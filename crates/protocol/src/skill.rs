@@ -69,8 +69,37 @@ pub struct SkillFileView {
 pub struct SkillDetail {
     pub skill: SkillView,
     pub skill_md: String,
+    /// `SKILL.md` read into the editor's fields; `None` when it does not
+    /// parse (the editor then shows the text and the error from `readiness`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<SkillFields>,
     pub files: Vec<SkillFileView>,
 }
+
+/// What the editor edits, read from `SKILL.md`. The editor writes the file
+/// back from these (`display_name` empty = none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillFields {
+    pub display_name: String,
+    pub description: String,
+    /// Tool refs as written (`read_file`, `mcp:server:*`).
+    pub tools: Vec<String>,
+    /// Tools that ask before running inside the skill, with the decisions allowed.
+    pub interrupt_on: Vec<SkillInterrupt>,
+    /// The Markdown body: the subagent's instructions.
+    pub body: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillInterrupt {
+    pub tool: String,
+    pub allowed: Vec<crate::DecisionKind>,
+}
+
+/// Asks for a ZIP to import in the native open dialog.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillImportChooseParams {}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
