@@ -283,7 +283,7 @@ pub(crate) fn preview_of<'a>(
         .find(|p| !p.is_empty())
 }
 
-async fn checkpoint_by(
+pub(crate) async fn checkpoint_by(
     conn: &mut SqliteConnection,
     thread_id: &str,
     checkpoint_id: Option<&str>,

@@ -16,6 +16,7 @@ mod runs;
 mod search;
 mod settings;
 mod store;
+mod tasks;
 mod text;
 mod threads;
 mod tool_allowances;
@@ -46,6 +47,7 @@ pub use runs::{
 };
 pub use search::{MARK_END, MARK_START, SEARCH_LIMIT_MAX, SearchHit};
 pub use store::{DB_FILE_NAME, Durability, Store, StoreOptions};
+pub use tasks::{TaskState, TaskStep};
 pub use threads::{
     FolderFilter, NewThread, THREAD_PAGE_MAX, Thread, ThreadPage, ThreadQuery, ThreadSource,
     ThreadUpdate, ThreadView, ViewCounts,

@@ -135,9 +135,39 @@ pub(crate) fn message_from_row(row: &SqliteRow) -> Result<Message> {
     })
 }
 
-/// Inserts one message row (the FTS row follows by trigger) and returns it as stored.
+/// Which transcript a message belongs to: the thread's own (searchable), or
+/// one delegation's (the `task` call's id), kept apart from it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Transcript<'a> {
+    Thread,
+    Task(&'a str),
+}
+
+/// Inserts one message row (for the thread's transcript the FTS row follows
+/// by trigger) and returns it as stored.
 pub(crate) async fn insert_message(
     conn: &mut SqliteConnection,
+    thread_id: &str,
+    seq: i64,
+    id: String,
+    message: NewMessage,
+    created_at: i64,
+) -> Result<Message> {
+    insert_into(
+        conn,
+        Transcript::Thread,
+        thread_id,
+        seq,
+        id,
+        message,
+        created_at,
+    )
+    .await
+}
+
+pub(crate) async fn insert_into(
+    conn: &mut SqliteConnection,
+    transcript: Transcript<'_>,
     thread_id: &str,
     seq: i64,
     id: String,
@@ -151,22 +181,32 @@ pub(crate) async fn insert_message(
     } else {
         Some(to_json(&message.tool_call_ids)?)
     };
-    sqlx::query(
-        "INSERT INTO messages (thread_id, seq, id, role, content, content_version, text, \
-         tool_call_ids, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(thread_id)
-    .bind(seq)
-    .bind(&id)
-    .bind(role_str(message.role))
-    .bind(to_json(&message.content)?)
-    .bind(transcript::CONTENT_VERSION)
-    .bind(&text)
-    .bind(calls)
-    .bind(&message.tool_call_id)
-    .bind(created_at)
-    .execute(conn)
-    .await?;
+    let (table, task_id) = match transcript {
+        Transcript::Thread => ("messages (", None),
+        Transcript::Task(task_id) => ("task_messages (task_id, ", Some(task_id)),
+    };
+    let placeholders = if task_id.is_some() { "?, " } else { "" };
+    let sql = format!(
+        "INSERT INTO {table}thread_id, seq, id, role, content, content_version, text, \
+         tool_call_ids, tool_call_id, created_at) VALUES ({placeholders}?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    );
+    let mut query = sqlx::query(&sql);
+    if let Some(task_id) = task_id {
+        query = query.bind(task_id);
+    }
+    query
+        .bind(thread_id)
+        .bind(seq)
+        .bind(&id)
+        .bind(role_str(message.role))
+        .bind(to_json(&message.content)?)
+        .bind(transcript::CONTENT_VERSION)
+        .bind(&text)
+        .bind(calls)
+        .bind(&message.tool_call_id)
+        .bind(created_at)
+        .execute(conn)
+        .await?;
     Ok(Message {
         id,
         thread_id: thread_id.to_owned(),

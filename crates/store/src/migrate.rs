@@ -53,10 +53,15 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "enablement",
         sql: include_str!("../migrations/0007_enablement.sql"),
     },
+    Migration {
+        version: 8,
+        name: "tasks",
+        sql: include_str!("../migrations/0008_tasks.sql"),
+    },
 ];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.

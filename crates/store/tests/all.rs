@@ -17,6 +17,7 @@ mod suite {
     mod search;
     mod settings;
     mod support;
+    mod tasks;
     mod threads;
     mod tool_allowances;
     mod triggers;
