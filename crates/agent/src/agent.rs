@@ -1,6 +1,6 @@
 //! The agent and its entry points: run, resume, and accepting decisions.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pizza_llm::{CancellationToken, ModelClient, Usage};
@@ -12,7 +12,7 @@ use pizza_store::{StepCommit, Store};
 use pizza_tools::ToolRegistry;
 
 use crate::error::{Error, Result};
-use crate::meta::{Approved, StepMeta};
+use crate::meta::{Answered, Approved, StepMeta};
 use crate::profile::RunProfile;
 use crate::run::RunLoop;
 use crate::sink::EventSink;
@@ -238,11 +238,22 @@ impl Agent {
                 pending.interrupt_id
             )));
         }
-        let still_pending: HashSet<String> = pending_calls(&state.messages)?
+        let mut meta = StepMeta::load(state.checkpoint.as_ref().map(|c| &c.metadata), run_id);
+        let mut still_pending: HashSet<String> = pending_calls(&state.messages)?
             .into_iter()
             .map(|c| c.id)
             .collect();
-        let mut meta = StepMeta::load(state.checkpoint.as_ref().map(|c| &c.metadata), run_id);
+        // Calls of paused subagents are pending in their own transcripts.
+        let tasks: BTreeSet<&String> = pending
+            .requests
+            .iter()
+            .filter_map(|r| meta.task_calls.get(&r.call_id))
+            .collect();
+        for task_id in tasks {
+            if let Some(task) = self.store.task(thread_id, task_id).await? {
+                still_pending.extend(pending_calls(&task.messages)?.into_iter().map(|c| c.id));
+            }
+        }
         let mut messages = Vec::new();
         let mut remember = Vec::new();
         // Said in the same step as the decisions, so it is never lost or doubled.
@@ -311,10 +322,10 @@ impl Agent {
                         text.push_str(" The user said: ");
                         text.push_str(&message);
                     }
-                    messages.push(tool_result_message(&request.call_id, &text, true));
+                    answer(&mut meta, &mut messages, &request.call_id, text, true);
                 }
                 Decision::Respond { text } => {
-                    messages.push(tool_result_message(&request.call_id, &text, false));
+                    answer(&mut meta, &mut messages, &request.call_id, text, false);
                 }
             }
         }
@@ -330,6 +341,22 @@ impl Agent {
             head: state.checkpoint.map(|c| c.id),
             remember,
         })
+    }
+}
+
+/// The result of a rejected or answered call: the thread's own calls get it
+/// now; a subagent's call gets it when the subagent continues.
+fn answer(
+    meta: &mut StepMeta,
+    messages: &mut Vec<pizza_store::NewMessage>,
+    call_id: &str,
+    text: String,
+    is_error: bool,
+) {
+    if meta.task_calls.contains_key(call_id) {
+        (meta.answered).insert(call_id.to_owned(), Answered { text, is_error });
+    } else {
+        messages.push(tool_result_message(call_id, &text, is_error));
     }
 }
 

@@ -33,6 +33,21 @@ pub(crate) struct StepMeta {
     /// Set when the tool-call limit refused calls: the turn ends with this
     /// notice once the step's calls are answered.
     pub(crate) end_notice: Option<String>,
+    /// A subagent's tool calls ran out: its next model call is its last,
+    /// made without tools, so it reports what it verified.
+    pub(crate) tool_free_next: bool,
+    /// Calls of paused subagents that are part of the pending interrupt
+    /// (or were), by call id: the `task` call (= task id) they belong to.
+    pub(crate) task_calls: BTreeMap<String, String>,
+    /// Rejected or answered calls of paused subagents, by call id: the
+    /// result the subagent commits when it continues.
+    pub(crate) answered: BTreeMap<String, Answered>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Answered {
+    pub(crate) text: String,
+    pub(crate) is_error: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,6 +100,24 @@ impl StepMeta {
         self.approved.clear();
         self.asked_against.clear();
         self.end_notice = None;
+        self.tool_free_next = false;
+        self.task_calls.clear();
+        self.answered.clear();
+    }
+
+    /// Forgets the decisions kept for a delegation that has ended.
+    pub(crate) fn forget_task(&mut self, task_id: &str) {
+        let calls: Vec<String> = self
+            .task_calls
+            .iter()
+            .filter(|(_, task)| *task == task_id)
+            .map(|(call, _)| call.clone())
+            .collect();
+        for call in calls {
+            self.task_calls.remove(&call);
+            self.approved.remove(&call);
+            self.answered.remove(&call);
+        }
     }
 
     pub(crate) fn to_value(&self) -> Value {

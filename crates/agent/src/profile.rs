@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use pizza_protocol::ApprovalPolicy;
+use pizza_protocol::{ApprovalPolicy, DecisionKind};
 use pizza_tools::{MEMORY_PROMPT, MountSource, Mounts, ToolRegistry, grants_line};
 use serde_json::Value;
 
@@ -105,6 +105,9 @@ pub struct RunProfile {
     /// The person's approval policy per tool name; a tool without one
     /// follows its own default ([`pizza_tools::Tool::asks_by_default`]).
     pub approval_policies: BTreeMap<String, ApprovalPolicy>,
+    /// The decisions a gated call of a tool may get; a tool without an
+    /// entry allows all four (a skill's `interruptOn` narrows them).
+    pub allowed_decisions: BTreeMap<String, Vec<DecisionKind>>,
     /// Where this run's events go in the stream: empty for the orchestrator.
     pub namespace: Vec<String>,
     /// The last allowed model call is made without tools, so the run ends
@@ -140,6 +143,7 @@ impl Default for RunProfile {
             max_model_calls: DEFAULT_MAX_MODEL_CALLS,
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
             approval_policies: BTreeMap::new(),
+            allowed_decisions: BTreeMap::new(),
             namespace: Vec::new(),
             last_call_tool_free: false,
             persona: None,
@@ -212,6 +216,16 @@ impl RunProfile {
     /// therefore be made without tools.
     pub(crate) fn next_call_is_tool_free(&self, calls_made: u32) -> bool {
         self.last_call_tool_free && calls_made + 1 >= self.max_model_calls
+    }
+
+    /// The tools one model call is offered: the run's, plus `task` while
+    /// there are skills to delegate to.
+    pub(crate) fn tool_specs(&self) -> Vec<pizza_llm::ToolSpec> {
+        let mut specs = self.tools.specs();
+        if !self.subagents.is_empty() {
+            specs.push(crate::task::task_spec(&self.subagents));
+        }
+        specs
     }
 
     /// Whether `used` tool calls leave room for one more.

@@ -1,14 +1,14 @@
 //! One run's loop: model call → tool calls → results → repeat.
 
-mod model_call;
+pub(crate) mod model_call;
 mod tool_calls;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use pizza_llm::{CancellationToken, Usage};
-use pizza_protocol::{RunEvent, RunStatus};
-use pizza_store::{FileChange, Message as StoredMessage, NewMessage, StepCommit};
+use pizza_protocol::{ApprovalRequest, RunEvent, RunStatus};
+use pizza_store::{FileChange, Message as StoredMessage, NewMessage, StepCommit, TaskStep};
 use pizza_tools::{CompositeFs, FileSystem, ThreadFiles};
 use serde_json::Value;
 
@@ -17,6 +17,7 @@ use crate::error::{Error, Result, model_api_error};
 use crate::meta::StepMeta;
 use crate::profile::RunProfile;
 use crate::sink::EventSink;
+use crate::task::TaskScope;
 use crate::transcript::{notice_message, pending_calls, turn_is_over};
 use crate::turn::turn_messages;
 
@@ -72,6 +73,11 @@ pub(crate) struct RunLoop<'a> {
     /// The tools the person allowed in this thread ("allow for this
     /// thread"), read when the run starts.
     pub(crate) allowed_in_thread: BTreeSet<String>,
+    /// Set when this loop is a subagent's: what it was asked, by which skill.
+    pub(crate) task: Option<TaskScope>,
+    /// Requests of subagents that paused during this step, raised with the
+    /// step's own gated calls as one interrupt.
+    pub(crate) paused: Vec<ApprovalRequest>,
 }
 
 impl<'a> RunLoop<'a> {
@@ -94,6 +100,8 @@ impl<'a> RunLoop<'a> {
             usage: Usage::default(),
             streamed: String::new(),
             allowed_in_thread: BTreeSet::new(),
+            task: None,
+            paused: Vec::new(),
         }
     }
 
@@ -123,8 +131,11 @@ impl<'a> RunLoop<'a> {
         outcome
     }
 
-    async fn drive_inner(&mut self) -> Result<RunOutcome, Stop> {
-        self.load().await?;
+    pub(crate) async fn drive_inner(&mut self) -> Result<RunOutcome, Stop> {
+        match self.task.clone() {
+            Some(task) => self.load_task(task).await?,
+            None => self.load().await?,
+        }
         if let Some(text) = self.input.new_user_text.clone() {
             self.start_turn(&text).await?;
         }
@@ -210,6 +221,42 @@ impl<'a> RunLoop<'a> {
             .into_iter()
             .map(|(path, content)| FileChange { path, content })
             .collect();
+        let committed = match &self.task {
+            // A subagent never raises the interrupt itself: the orchestrator
+            // asks once for every paused call of the step.
+            Some(task) => {
+                let step = TaskStep {
+                    task_id: task.task_id.clone(),
+                    skill: task.skill.name.clone(),
+                    ask: task.ask.clone(),
+                    messages,
+                    files,
+                    metadata: self.meta.to_value(),
+                };
+                (self.agent.store)
+                    .commit_task_step(&self.input.thread_id, step)
+                    .await?
+            }
+            None => self.commit_thread_step(messages, files, interrupt).await?,
+        };
+        for message in committed {
+            self.sink.emit(
+                &self.profile.namespace,
+                RunEvent::MessageCompleted {
+                    message: pizza_store::transcript::view(&message),
+                },
+            );
+            self.messages.push(message);
+        }
+        Ok(())
+    }
+
+    async fn commit_thread_step(
+        &self,
+        messages: Vec<NewMessage>,
+        files: Vec<FileChange>,
+        interrupt: Option<Value>,
+    ) -> Result<Vec<StoredMessage>, Stop> {
         let committed = self
             .agent
             .store
@@ -223,15 +270,6 @@ impl<'a> RunLoop<'a> {
                 },
             )
             .await?;
-        for message in committed.messages {
-            self.sink.emit(
-                &self.profile.namespace,
-                RunEvent::MessageCompleted {
-                    message: pizza_store::transcript::view(&message),
-                },
-            );
-            self.messages.push(message);
-        }
-        Ok(())
+        Ok(committed.messages)
     }
 }

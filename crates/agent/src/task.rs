@@ -4,6 +4,7 @@
 //! its report comes back verbatim as the `task` call's result.
 
 mod prompt;
+mod run;
 
 use std::collections::BTreeMap;
 
@@ -12,6 +13,7 @@ use pizza_tools::ToolRegistry;
 
 pub use prompt::{TASK_TOOL, task_spec};
 pub(crate) use prompt::{delegation_prompt, unavailable_prompt};
+pub(crate) use run::{LAST_CALL_NOTE, TaskEnd, TaskScope, task_target};
 
 /// Model calls one subagent invocation may make.
 pub const SUBAGENT_MAX_MODEL_CALLS: u32 = 40;

@@ -12,5 +12,7 @@ mod suite {
     mod limits;
     mod recovery;
     mod summarize;
+    mod tasks;
+    mod tasks_hitl;
     mod turns;
 }

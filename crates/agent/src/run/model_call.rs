@@ -8,6 +8,7 @@ use super::{Next, RunLoop, Stop};
 use crate::agent::RunOutcome;
 use crate::error::Error;
 use crate::summarize;
+use crate::task::LAST_CALL_NOTE;
 use crate::transcript::{assistant_message, notice_message};
 
 pub(crate) const TRUNCATED_NOTICE: &str = "The model ran out of output tokens before it wrote an \
@@ -22,11 +23,17 @@ impl RunLoop<'_> {
     /// One model call and the commit of its answer.
     pub(super) async fn model_turn(&mut self) -> Result<Next, Stop> {
         let mounts = self.read_mounts().await;
-        let system = self.profile.system_prompt(mounts.as_ref());
-        let tools = if self.profile.next_call_is_tool_free(self.meta.model_calls) {
+        let mut system = self.profile.system_prompt(mounts.as_ref());
+        let tool_free =
+            self.meta.tool_free_next || self.profile.next_call_is_tool_free(self.meta.model_calls);
+        let tools = if tool_free {
+            if self.task.is_some() {
+                system.push_str("\n\n");
+                system.push_str(LAST_CALL_NOTE);
+            }
             Vec::new()
         } else {
-            self.profile.tools.specs()
+            self.profile.tool_specs()
         };
         let messages = summarize::prepare(self, &system, &tools).await?;
         let request = ModelRequest {
@@ -166,7 +173,7 @@ fn ensure_call_ids(completion: &mut Completion) {
 }
 
 /// Sums usage across calls (`Usage::merge` is for the events of one stream).
-fn add_usage(total: &mut pizza_llm::Usage, call: &pizza_llm::Usage) {
+pub(crate) fn add_usage(total: &mut pizza_llm::Usage, call: &pizza_llm::Usage) {
     total.input_tokens += call.input_tokens;
     total.output_tokens += call.output_tokens;
     total.cache_read_tokens += call.cache_read_tokens;

@@ -1,10 +1,13 @@
 //! The tool half of a step: limits, approval gates, parallel execution,
 //! one commit per result so a crash never re-runs a committed call.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
+use pizza_llm::{CancellationToken, Usage};
 use pizza_protocol::{ApprovalRequest, DecisionKind, Interrupt, RunEvent, RunStatus};
 use pizza_tools::{ToolContext, ToolError, ToolOutput, file_state};
 use serde_json::Value;
@@ -13,6 +16,8 @@ use super::{Next, RunLoop, Stop};
 use crate::agent::RunOutcome;
 use crate::meta::AskedAgainst;
 use crate::profile::{Gate, refused_by_policy};
+use crate::run::model_call::add_usage;
+use crate::task::{TASK_TOOL, TaskEnd, task_target};
 use crate::transcript::{PendingCall, notice_message, tool_output_message, tool_result_message};
 
 pub(crate) const CANCELLED_RESULT: &str = "Cancelled by the user before it finished.";
@@ -32,7 +37,7 @@ struct Ready {
     edited: bool,
 }
 
-impl RunLoop<'_> {
+impl<'a> RunLoop<'a> {
     pub(super) async fn run_tool_calls(&mut self, pending: Vec<PendingCall>) -> Result<Next, Stop> {
         let profile = Arc::clone(&self.profile);
         let mut answered = Vec::new();
@@ -80,6 +85,17 @@ impl RunLoop<'_> {
                 self.meta.tool_calls += 1;
                 self.meta.counted.push(call.id.clone());
             }
+            if call.name == TASK_TOOL && !profile.subagents.is_empty() {
+                // A delegation is not gated: the subagent's own calls are.
+                match task_target(&profile, &call.arguments) {
+                    Ok(_) => ready.push(Ready {
+                        call,
+                        edited: false,
+                    }),
+                    Err(text) => answered.push((call, text, true)),
+                }
+                continue;
+            }
             let tool = match profile.tools.resolve(&call.name, &call.arguments) {
                 Ok(tool) => tool,
                 // The model sees its mistake and can correct the call.
@@ -107,7 +123,10 @@ impl RunLoop<'_> {
                 }),
             }
         }
-        if refused > 0 {
+        if refused > 0 && self.task.is_some() {
+            // A subagent answers once more, without tools, with what it has.
+            self.meta.tool_free_next = true;
+        } else if refused > 0 {
             self.meta.end_notice = Some(format!(
                 "This run reached its limit of {} tool calls; {refused} call(s) were not run. \
                  Send a message to continue.",
@@ -127,7 +146,7 @@ impl RunLoop<'_> {
 
         self.run_ready(ready).await?;
 
-        if !gated.is_empty() {
+        if !gated.is_empty() || !self.paused.is_empty() {
             return self.interrupt(gated).await;
         }
         if let Some(notice) = self.meta.end_notice.take() {
@@ -137,43 +156,63 @@ impl RunLoop<'_> {
         Ok(Next::Continue)
     }
 
-    /// Runs the calls in parallel, committing each result as it arrives.
+    /// Runs the calls in parallel, committing each result as it arrives; a
+    /// `task` call runs its subagent, which may pause instead of answering.
     async fn run_ready(&mut self, ready: Vec<Ready>) -> Result<(), Stop> {
-        let fs = Arc::clone(&self.fs);
         let mut running = FuturesUnordered::new();
         let mut unfinished = Vec::new();
         for Ready { call, edited } in ready {
-            self.emit_started(&call);
-            let tool = self.profile.tools.resolve(&call.name, &call.arguments);
-            let ctx = ToolContext {
-                thread_id: self.input.thread_id.clone(),
-                call_id: call.id.clone(),
-                fs: Arc::clone(&fs),
-            };
             let cancel = self.cancel.child_token();
             unfinished.push(call.clone());
-            running.push(async move {
-                let result = match tool {
-                    Err(e) => Err(e),
-                    Ok(tool) => tokio::select! {
-                        biased;
-                        () = cancel.cancelled() => Err(ToolError::Cancelled),
-                        result = tool.call(&ctx, call.arguments.clone(), cancel.clone()) => result,
-                    },
-                };
-                (call, edited, result)
-            });
+            running.push(self.start_call(call, edited, cancel));
         }
+        // Calls that finished while a result was committing.
+        let mut queued = VecDeque::new();
         loop {
-            let next = tokio::select! {
-                biased;
-                () = self.cancel.cancelled() => break,
-                next = running.next() => next,
+            let next = match queued.pop_front() {
+                Some(done) => Some(done),
+                None => tokio::select! {
+                    biased;
+                    () = self.cancel.cancelled() => break,
+                    next = running.next() => next,
+                },
             };
-            let Some((call, edited, result)) = next else {
+            let Some((call, edited, work)) = next else {
                 return Ok(());
             };
             unfinished.retain(|c| c.id != call.id);
+            let result = match work {
+                Work::Tool(result) => result,
+                Work::Task(end, usage) => {
+                    add_usage(&mut self.usage, &usage);
+                    self.sink.emit(
+                        &self.profile.namespace,
+                        RunEvent::SubagentFinished {
+                            task_id: call.id.clone(),
+                            status: end.status(),
+                        },
+                    );
+                    match end {
+                        TaskEnd::Report(output) => {
+                            self.meta.forget_task(&call.id);
+                            Ok(output)
+                        }
+                        TaskEnd::Cancelled => Err(ToolError::Cancelled),
+                        TaskEnd::Paused {
+                            requests,
+                            asked_against,
+                        } => {
+                            for request in &requests {
+                                (self.meta.task_calls)
+                                    .insert(request.call_id.clone(), call.id.clone());
+                            }
+                            self.meta.asked_against.extend(asked_against);
+                            self.paused.extend(requests);
+                            continue;
+                        }
+                    }
+                }
+            };
             let output = match result {
                 Ok(mut output) => {
                     if edited {
@@ -190,15 +229,36 @@ impl RunLoop<'_> {
             };
             self.meta.approved.remove(&call.id);
             self.emit_finished(&call, &output.to_text(), output.is_error);
-            self.commit(vec![tool_output_message(&call.id, &output)], None)
-                .await?;
+            // The other calls keep going while this result commits: a
+            // subagent among them may hold the store's writer mid-step.
+            let mut commit =
+                std::pin::pin!(self.commit(vec![tool_output_message(&call.id, &output)], None));
+            loop {
+                tokio::select! {
+                    biased;
+                    committed = &mut commit => {
+                        committed?;
+                        break;
+                    }
+                    Some(done) = running.next(), if !running.is_empty() => queued.push_back(done),
+                }
+            }
         }
-        // Cancelled: stop the tools now, then close their calls so the next
-        // turn's transcript is valid. Everything already committed stays.
+        // Cancelled: stop the tools and subagents now, then close their calls
+        // so the next turn's transcript is valid. Everything committed stays.
         drop(running);
         let mut messages = Vec::new();
         for call in &unfinished {
             self.meta.approved.remove(&call.id);
+            if call.name == TASK_TOOL && !self.profile.subagents.is_empty() {
+                self.sink.emit(
+                    &self.profile.namespace,
+                    RunEvent::SubagentFinished {
+                        task_id: call.id.clone(),
+                        status: RunStatus::Cancelled,
+                    },
+                );
+            }
             self.emit_finished(call, CANCELLED_RESULT, true);
             messages.push(tool_result_message(&call.id, CANCELLED_RESULT, true));
         }
@@ -206,6 +266,51 @@ impl RunLoop<'_> {
             self.commit(messages, None).await?;
         }
         Err(Stop::Cancelled)
+    }
+
+    /// One call's work, as a future that owns what it needs: a tool call,
+    /// or a `task` call's subagent.
+    fn start_call(
+        &self,
+        call: PendingCall,
+        edited: bool,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, (PendingCall, bool, Work)> {
+        self.emit_started(&call);
+        if call.name == TASK_TOOL
+            && let Ok((skill, ask)) = task_target(&self.profile, &call.arguments)
+        {
+            self.sink.emit(
+                &self.profile.namespace,
+                RunEvent::SubagentStarted {
+                    task_id: call.id.clone(),
+                    skill: skill.name.clone(),
+                    ask: ask.clone(),
+                },
+            );
+            let sub = self.delegate(&call, skill, ask, cancel);
+            return Box::pin(async move {
+                let (end, usage) = sub.run_task().await;
+                (call, edited, Work::Task(end, usage))
+            });
+        }
+        let tool = self.profile.tools.resolve(&call.name, &call.arguments);
+        let ctx = ToolContext {
+            thread_id: self.input.thread_id.clone(),
+            call_id: call.id.clone(),
+            fs: Arc::clone(&self.fs),
+        };
+        Box::pin(async move {
+            let result = match tool {
+                Err(e) => Err(e),
+                Ok(tool) => tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => Err(ToolError::Cancelled),
+                    result = tool.call(&ctx, call.arguments.clone(), cancel.clone()) => result,
+                },
+            };
+            (call, edited, Work::Tool(result))
+        })
     }
 
     /// Whether the file a guarded call targets is as it was when the call
@@ -241,17 +346,32 @@ impl RunLoop<'_> {
                         .insert(call.id.clone(), AskedAgainst { path, state });
                 }
             }
+            let allowed = (self.profile.allowed_decisions.get(&call.name))
+                .filter(|kinds| !kinds.is_empty())
+                .cloned()
+                .unwrap_or_else(|| DecisionKind::ALL.to_vec());
             requests.push(ApprovalRequest {
                 description,
                 call_id: call.id,
                 tool: call.name,
                 arguments: call.arguments,
-                allowed: DecisionKind::ALL.to_vec(),
+                allowed,
                 preview,
                 changed_since_request,
-                skill: None,
+                skill: self.task.as_ref().map(|t| t.skill.name.clone()),
             });
         }
+        if self.task.is_some() {
+            // The orchestrator raises the interrupt, once for the step.
+            self.commit(Vec::new(), None).await?;
+            let mut outcome = RunOutcome::new(RunStatus::Interrupted);
+            outcome.interrupt = Some(Interrupt {
+                interrupt_id: String::new(),
+                requests,
+            });
+            return Ok(Next::Done(outcome));
+        }
+        requests.append(&mut self.paused);
         let interrupt = Interrupt {
             interrupt_id: uuid::Uuid::now_v7().to_string(),
             requests,
@@ -291,6 +411,12 @@ impl RunLoop<'_> {
             },
         );
     }
+}
+
+/// What one started call came back with.
+enum Work {
+    Tool(Result<ToolOutput, ToolError>),
+    Task(TaskEnd, Usage),
 }
 
 fn error_output(text: String) -> ToolOutput {

@@ -107,7 +107,7 @@ async fn cancel_mid_tool_stops_the_tool_and_closes_its_call() {
 }
 
 /// Cancels the run and waits for its outcome, which must come promptly.
-async fn cancel_and_wait(
+pub(super) async fn cancel_and_wait(
     cancel: &CancellationToken,
     task: tokio::task::JoinHandle<RunOutcome>,
 ) -> RunOutcome {
