@@ -203,37 +203,32 @@ impl Store {
     /// Ends an occurrence whose run could not be started (no model set up, a
     /// refused start), saying why. `Conflict` unless pending or running.
     pub async fn fail_occurrence_launch(&self, id: &str, why: &str) -> Result<Occurrence> {
-        let said = sentence(why)?;
-        let mut tx = self.write_tx().await?;
-        in_state(
-            &mut tx,
-            id,
-            &[OccurrenceStatus::Pending, OccurrenceStatus::Running],
-            OccurrenceStatus::Failed,
-        )
-        .await?;
-        let done = self
-            .end(&mut tx, id, OccurrenceStatus::Failed, Some(said))
-            .await?;
-        tx.commit().await?;
-        Ok(done)
+        self.end_unfinished(id, OccurrenceStatus::Failed, why).await
     }
 
     /// Gives up on an occurrence a crash left pending or running, saying why
     /// (usually [`GAVE_UP_AFTER_MAX_ATTEMPTS`]).
     pub async fn mark_occurrence_dead(&self, id: &str, why: &str) -> Result<Occurrence> {
+        self.end_unfinished(id, OccurrenceStatus::Dead, why).await
+    }
+
+    /// Ends a pending or running occurrence as `status`, saying why.
+    async fn end_unfinished(
+        &self,
+        id: &str,
+        status: OccurrenceStatus,
+        why: &str,
+    ) -> Result<Occurrence> {
         let said = sentence(why)?;
         let mut tx = self.write_tx().await?;
         in_state(
             &mut tx,
             id,
             &[OccurrenceStatus::Pending, OccurrenceStatus::Running],
-            OccurrenceStatus::Dead,
+            status,
         )
         .await?;
-        let done = self
-            .end(&mut tx, id, OccurrenceStatus::Dead, Some(said))
-            .await?;
+        let done = self.end(&mut tx, id, status, Some(said)).await?;
         tx.commit().await?;
         Ok(done)
     }
