@@ -12,5 +12,6 @@ mod notifications;
 mod providers;
 mod seed;
 mod shell;
+mod skills;
 mod tray;
 mod x11;
