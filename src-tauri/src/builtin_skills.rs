@@ -38,6 +38,9 @@ fn checkout_skills() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ipc::{Call, CommandRegistry, HostSlot};
+    use pizza_protocol::ErrorCode;
+    use pizza_test_support::data_root::TempDataRoot;
 
     #[test]
     fn the_first_existing_folder_wins_and_a_debug_build_finds_the_checkouts() {
@@ -50,5 +53,46 @@ mod tests {
         assert_eq!(first_folder([missing]), None);
         let checkout = checkout_skills().unwrap();
         assert!(checkout.join("pizza-bot-guide/SKILL.md").is_file());
+    }
+
+    #[tokio::test]
+    async fn the_shipped_guide_is_listed_ready_and_only_the_main_window_changes_skills() {
+        let root = TempDataRoot::new().unwrap();
+        let host = pizza_host::Host::open(
+            pizza_host::DataRoot::prepare(root.path()).unwrap(),
+            pizza_host::HostOptions::default()
+                .with_ollama_probe(None)
+                .with_builtin_skills(checkout_skills().unwrap()),
+        )
+        .await
+        .unwrap();
+        let slot = HostSlot::Ready(host);
+        let registry = CommandRegistry::new();
+        let list = registry
+            .dispatch(&slot, "skill_list", serde_json::json!({}))
+            .await
+            .unwrap();
+        let guide = list["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "pizza-bot-guide")
+            .unwrap();
+        assert_eq!(guide["source"], "builtin");
+        assert_eq!(guide["readiness"]["state"], "ready");
+        let off = serde_json::json!({"name": "pizza-bot-guide", "enabled": false});
+        let refused = registry
+            .dispatch_with(
+                &slot,
+                "skill_set_enabled",
+                off,
+                Call {
+                    window: "quick-ask".to_owned(),
+                    channel: None,
+                },
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code, ErrorCode::PermissionDenied);
     }
 }

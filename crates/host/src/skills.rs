@@ -125,9 +125,8 @@ impl SkillService {
             Snapshot { catalog, roster }
         })
         .await
-        .map_err(|e| HostError::Write {
-            path: PathBuf::from("skills"),
-            source: std::io::Error::other(e),
+        .map_err(|e| HostError::SkillsUnreadable {
+            reason: e.to_string(),
         })?;
         Ok(Arc::new(Self {
             store,
