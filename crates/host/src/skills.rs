@@ -16,8 +16,8 @@ use pizza_extensions::{
     RawSkill, SKILL_KIND, SkillSource, UserSkillsWatcher,
 };
 use pizza_protocol::{
-    ApiError, AppEvent, SkillDetail, SkillImportChooseParams, SkillImportParams, SkillList,
-    SkillListParams, SkillNameParams, SkillSaveParams, SkillSetEnabledParams, SkillView,
+    ApiError, AppEvent, SkillDetail, SkillFileText, SkillImportChooseParams, SkillImportParams,
+    SkillList, SkillListParams, SkillNameParams, SkillSaveParams, SkillSetEnabledParams, SkillView,
 };
 use pizza_store::Store;
 use pizza_tools::ToolRegistry;
@@ -93,6 +93,21 @@ fn current_files(entry: &CatalogEntry) -> Vec<BundleFile> {
             .unwrap_or_default(),
         (Err(_), None) => Vec::new(),
     }
+}
+
+/// The editor's text files, plus the current files it was not shown as
+/// text (binary, or too large) and so could not send back.
+fn with_files_not_shown(given: Vec<SkillFileText>, current: Vec<BundleFile>) -> Vec<BundleFile> {
+    let mut files: Vec<BundleFile> = given
+        .into_iter()
+        .map(|file| BundleFile::new(file.path, file.text.into_bytes()))
+        .collect();
+    let kept: Vec<BundleFile> = current
+        .into_iter()
+        .filter(|file| shown_as_text(file).is_none() && !files.iter().any(|f| f.path == file.path))
+        .collect();
+    files.extend(kept);
+    files
 }
 
 fn required_name(name: &str) -> Result<&str, ApiError> {
@@ -241,30 +256,16 @@ impl SkillService {
     /// (binary, or over 64 KiB) are kept unless the list names them.
     pub(crate) async fn skill_save(&self, params: SkillSaveParams) -> Result<SkillView, ApiError> {
         let name = required_name(&params.name)?.to_owned();
-        let current = self
-            .current()
-            .catalog
-            .entry(&name)
-            .map(current_files)
-            .unwrap_or_default();
-        let files = match params.files {
-            None => current,
-            Some(given) => {
-                let mut files: Vec<BundleFile> = given
-                    .into_iter()
-                    .map(|file| BundleFile::new(file.path, file.text.into_bytes()))
-                    .collect();
-                let kept = current.into_iter().filter(|file| {
-                    shown_as_text(file).is_none() && !files.iter().any(|f| f.path == file.path)
-                });
-                let kept: Vec<BundleFile> = kept.collect();
-                files.extend(kept);
-                files
-            }
-        };
-        let user_dir = self.current().catalog.user_dir().to_owned();
+        let snapshot = self.current();
+        let entry = snapshot.catalog.entry(&name).cloned();
+        let user_dir = snapshot.catalog.user_dir().to_owned();
         let (saved_name, skill_md) = (name.clone(), params.skill_md);
         blocking(move || {
+            let current = entry.as_ref().map(current_files).unwrap_or_default();
+            let files = match params.files {
+                None => current,
+                Some(given) => with_files_not_shown(given, current),
+            };
             pizza_extensions::save_user_skill(&user_dir, &saved_name, &skill_md, files)
         })
         .await?

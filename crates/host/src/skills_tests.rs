@@ -457,3 +457,25 @@ async fn the_watcher_picks_up_a_hand_written_skill() {
     let (subagents, _) = fx.host.inner.skills.roster();
     assert!(subagents.iter().any(|s| s.name == "by-hand"));
 }
+
+#[tokio::test]
+async fn a_save_with_files_replaces_the_text_files_and_keeps_those_not_shown_as_text() {
+    let fx = Fixture::new().await;
+    fx.host
+        .skill_save(SkillSaveParams {
+            files: Some(vec![SkillFileText {
+                path: "notes.md".to_owned(),
+                text: "new".to_owned(),
+            }]),
+            ..save("guide", skill_md("guide", ""))
+        })
+        .await
+        .unwrap();
+    let folder = fx.user_dir().join("guide");
+    assert_eq!(
+        fs::read(folder.join("logo.png")).unwrap(),
+        [0x89, 0xff, 0x00]
+    );
+    assert_eq!(fs::read_to_string(folder.join("notes.md")).unwrap(), "new");
+    assert!(!folder.join("references/faq.md").exists());
+}
