@@ -11,6 +11,7 @@ mod notifications;
 mod providers;
 mod runs;
 mod settings;
+mod skills;
 mod threads;
 mod triggers;
 
@@ -29,4 +30,5 @@ pub(crate) fn register_all(registry: &mut CommandRegistry) {
     desktop::register(registry);
     notifications::register(registry);
     triggers::register(registry);
+    skills::register(registry);
 }

@@ -3,6 +3,7 @@
 //! to the window through one adapter per protocol command.
 
 mod autostart;
+mod builtin_skills;
 mod commands;
 mod data_root;
 mod events;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use pizza_host::{DesktopShell, SaveDialog, ShortcutError};
+use pizza_host::{DesktopShell, OpenDialog, SaveDialog, ShortcutError};
 use pizza_protocol::WindowEvent;
 use tauri::{AppHandle, Emitter, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
 
@@ -56,6 +56,8 @@ pub(crate) fn hide<R: Runtime>(app: &AppHandle<R>) {
 /// Set by whoever starts the app (end-to-end tests): the save dialog is not
 /// shown and this path is its answer.
 const SAVE_DIALOG_ANSWER: &str = "PIZZA_SAVE_DIALOG_ANSWER";
+/// Likewise for the open dialog (a skill ZIP to import).
+const OPEN_DIALOG_ANSWER: &str = "PIZZA_OPEN_DIALOG_ANSWER";
 
 /// The host's window and shortcut operations, on this app's windows.
 pub(crate) struct TauriShell<R: Runtime> {
@@ -113,6 +115,31 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
             Ok(path) => Some(path),
             Err(error) => {
                 tracing::warn!(%error, "the save dialog answered something that is not a file");
+                None
+            }
+        }
+    }
+
+    fn choose_open_file(&self, dialog: OpenDialog) -> Option<PathBuf> {
+        use tauri_plugin_dialog::DialogExt;
+        if let Some(answer) = std::env::var_os(OPEN_DIALOG_ANSWER) {
+            tracing::info!(path = ?answer, "open dialog answered by {OPEN_DIALOG_ANSWER}");
+            return Some(PathBuf::from(answer));
+        }
+        let mut builder = self
+            .app
+            .dialog()
+            .file()
+            .set_title(dialog.title)
+            .add_filter(dialog.filter_name, &[dialog.extension.as_str()]);
+        if let Some(window) = self.app.get_webview_window("main") {
+            builder = builder.set_parent(&window);
+        }
+        let chosen = builder.blocking_pick_file()?;
+        match chosen.into_path() {
+            Ok(path) => Some(path),
+            Err(error) => {
+                tracing::warn!(%error, "the open dialog answered something that is not a file");
                 None
             }
         }

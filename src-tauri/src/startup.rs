@@ -13,7 +13,8 @@ use tauri::{AppHandle, Manager, RunEvent, Runtime, WindowEvent};
 const EXIT_STARTUP_FAILED: u8 = 2;
 
 pub(crate) fn run() -> ExitCode {
-    let (slot, _log_guard, instance_key) = match open_host() {
+    let context = tauri::generate_context!("../tauri.conf.json");
+    let (slot, _log_guard, instance_key) = match open_host(context.package_info()) {
         Ok((host, guard)) => {
             let key = instance_key(host.data_root().path());
             (HostSlot::Ready(host), guard, Some(key))
@@ -52,7 +53,7 @@ pub(crate) fn run() -> ExitCode {
             Ok(())
         })
         .invoke_handler(crate::ipc::invoke_handler(CommandRegistry::new(), slot))
-        .build(tauri::generate_context!("../tauri.conf.json"));
+        .build(context);
     let app = match app {
         Ok(app) => app,
         Err(error) => {
@@ -79,12 +80,17 @@ pub(crate) fn run() -> ExitCode {
 
 /// Resolves and prepares the data root, starts file logging there, and opens
 /// the host. The error is a sentence naming the path and the reason.
-fn open_host() -> Result<(Host, logging::LogGuard), String> {
+fn open_host(package_info: &tauri::PackageInfo) -> Result<(Host, logging::LogGuard), String> {
     let path = data_root::resolve()?;
     let data_root = DataRoot::prepare(path).map_err(|e| e.to_string())?;
     let guard = logging::init(&data_root.logs_dir());
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "starting Pizza Bot");
-    let host = tauri::async_runtime::block_on(Host::open(data_root, host_options()))
+    let mut options = host_options();
+    if let Some(dir) = crate::builtin_skills::resolve(package_info) {
+        tracing::info!(dir = %dir.display(), "built-in skills");
+        options = options.with_builtin_skills(dir);
+    }
+    let host = tauri::async_runtime::block_on(Host::open(data_root, options))
         .map_err(|e| e.to_string())?;
     Ok((host, guard))
 }
@@ -170,6 +176,10 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
             // plugged in (start at login reads through it).
             if let Err(error) = host.start_automations().await {
                 tracing::warn!(code = %error.code, "automations could not start");
+            }
+            // Skills edited by hand in the data root show without a restart.
+            if let Err(error) = host.start_skill_watch().await {
+                tracing::warn!(code = %error.code, message = %error.message, "the skills folder is not watched");
             }
         });
         if launch.hidden && launch.thread.is_none() {

@@ -51,6 +51,13 @@ pub trait DesktopShell: Send + Sync {
         let _ = dialog;
         None
     }
+    /// Shows the native open dialog and waits for the person's answer
+    /// (`None`: cancelled, or no dialog here). Blocks like
+    /// [`DesktopShell::choose_save_file`].
+    fn choose_open_file(&self, dialog: OpenDialog) -> Option<PathBuf> {
+        let _ = dialog;
+        None
+    }
     /// Opens `url` (already checked with
     /// [`is_external_link`](pizza_protocol::is_external_link)) in the
     /// system's browser or mail app.
@@ -76,6 +83,16 @@ pub struct SaveDialog {
     /// A file name, no folder.
     pub suggested_name: String,
     /// The file-type filter's name, e.g. "Markdown".
+    pub filter_name: String,
+    /// Its extension, without the dot.
+    pub extension: String,
+}
+
+/// What the native open dialog shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenDialog {
+    pub title: String,
+    /// The file-type filter's name, e.g. "Skill ZIP".
     pub filter_name: String,
     /// Its extension, without the dot.
     pub extension: String,
@@ -185,6 +202,20 @@ impl DesktopService {
             .await
             .map_err(|e| {
                 ApiError::general("The save dialog closed unexpectedly.")
+                    .with_details(e.to_string())
+            })
+    }
+
+    /// The open dialog's answer, waited for off the async threads.
+    pub(crate) async fn choose_open_file(
+        &self,
+        dialog: OpenDialog,
+    ) -> Result<Option<PathBuf>, ApiError> {
+        let shell = self.shell()?;
+        tokio::task::spawn_blocking(move || shell.choose_open_file(dialog))
+            .await
+            .map_err(|e| {
+                ApiError::general("The open dialog closed unexpectedly.")
                     .with_details(e.to_string())
             })
     }

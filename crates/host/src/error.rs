@@ -32,12 +32,16 @@ pub enum HostError {
     },
     #[error("{}", sentence(.0))]
     Store(#[from] pizza_store::Error),
+    #[error("Could not read the skills: {reason}.")]
+    SkillsUnreadable { reason: String },
 }
 
 impl From<HostError> for ApiError {
     fn from(err: HostError) -> Self {
         let code = match &err {
-            HostError::DataRootUnusable { .. } | HostError::Write { .. } => ErrorCode::General,
+            HostError::DataRootUnusable { .. }
+            | HostError::Write { .. }
+            | HostError::SkillsUnreadable { .. } => ErrorCode::General,
             HostError::DataRootTooNew { .. } | HostError::DataRootDamaged { .. } => {
                 ErrorCode::Conflict
             }

@@ -16,12 +16,13 @@ mod runs;
 mod secrets;
 mod settings;
 mod shutdown;
+mod skills;
 mod threads;
 mod triggers;
 
 pub use automations::PowerEvent;
 pub use data_root::{DATA_VERSION, DataRoot};
-pub use desktop::{DesktopShell, SaveDialog, ShortcutError};
+pub use desktop::{DesktopShell, OpenDialog, SaveDialog, ShortcutError};
 pub use error::{HostError, Result};
 pub use notify::{
     NoNotifier, Notification, NotificationDecision, NotificationKind, Notifier, NotifyError,
@@ -52,6 +53,8 @@ pub struct HostOptions {
     pub notifier: Arc<dyn Notifier>,
     /// The clock triggers fire by (tests drive a manual one).
     pub wall_clock: Arc<dyn pizza_scheduler::WallClock>,
+    /// The shipped `skills/` folder (`None`: no built-in skills).
+    pub builtin_skills: Option<std::path::PathBuf>,
 }
 
 impl Default for HostOptions {
@@ -62,6 +65,7 @@ impl Default for HostOptions {
             secrets: Arc::new(NoSecretStore),
             ollama_probe: Some(pizza_providers::OLLAMA_BASE_URL.to_owned()),
             notifier: Arc::new(NoNotifier),
+            builtin_skills: None,
         }
     }
 }
@@ -85,6 +89,15 @@ impl HostOptions {
     #[must_use]
     pub fn with_notifier(mut self, notifier: Arc<dyn Notifier>) -> Self {
         self.notifier = notifier;
+        self
+    }
+}
+
+impl HostOptions {
+    /// The folder of built-in skills the app ships.
+    #[must_use]
+    pub fn with_builtin_skills(mut self, dir: std::path::PathBuf) -> Self {
+        self.builtin_skills = Some(dir);
         self
     }
 }
@@ -118,6 +131,7 @@ struct Inner {
     presence: Arc<presence::WindowPresence>,
     triggers: triggers::TriggerService,
     automations: automations::AutomationsService,
+    skills: Arc<skills::SkillService>,
 }
 
 impl Host {
@@ -138,8 +152,22 @@ impl Host {
         notify::init_cursor(&store).await?;
         let tools = pizza_tools::ToolRegistry::with_builtins();
         let approvals = approvals::ApprovalService::new(store.clone(), tools.clone());
-        let agent = runs::AgentRuntime::new(store.clone(), mounts, tools, Arc::clone(&approvals));
         let events = events::AppEvents::default();
+        let skills = skills::SkillService::open(
+            store.clone(),
+            events.clone(),
+            options.builtin_skills,
+            data_root.path(),
+            tools.clone(),
+        )
+        .await?;
+        let agent = runs::AgentRuntime::new(
+            store.clone(),
+            mounts,
+            tools,
+            Arc::clone(&approvals),
+            Arc::clone(&skills),
+        );
         let presence = Arc::new(presence::WindowPresence::default());
         let notifications = Arc::new(notify::Notifications::new(
             options.notifier,
@@ -213,6 +241,7 @@ impl Host {
                 presence,
                 triggers,
                 automations,
+                skills,
             }),
         })
     }

@@ -8,8 +8,8 @@ use crate::Host;
 use crate::memory::MemoryService;
 use crate::notify::Notifications;
 use pizza_protocol::{
-    AgentSettings, ApiError, DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS,
-    Settings, SettingsGetParams, SettingsPatch,
+    AgentSettings, ApiError, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS,
+    MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch,
 };
 use pizza_store::Store;
 use std::sync::Arc;
@@ -60,6 +60,11 @@ impl SettingsService {
             .await
             .map_err(crate::HostError::from)?
             .unwrap_or(DEFAULT_MAX_TOOL_CALLS);
+        let max_subagent_tool_calls = keys::AGENT_MAX_SUBAGENT_TOOL_CALLS
+            .read(&self.store)
+            .await
+            .map_err(crate::HostError::from)?
+            .unwrap_or(DEFAULT_MAX_SUBAGENT_TOOL_CALLS);
         Ok(Settings {
             theme,
             memories_enabled: self.memory.memories_enabled().await?,
@@ -67,6 +72,7 @@ impl SettingsService {
             agent: AgentSettings {
                 persona,
                 max_tool_calls,
+                max_subagent_tool_calls,
             },
         })
     }
@@ -81,13 +87,18 @@ impl SettingsService {
                 )));
             }
         }
-        if let Some(max) = patch.max_tool_calls
-            && max != -1
-            && !(1..=MAX_TOOL_CALLS_LIMIT).contains(&max)
-        {
-            return Err(ApiError::invalid_input(format!(
-                "max_tool_calls: choose 1 to {MAX_TOOL_CALLS_LIMIT}, or -1 for no limit"
-            )));
+        for (field, value) in [
+            ("max_tool_calls", patch.max_tool_calls),
+            ("max_subagent_tool_calls", patch.max_subagent_tool_calls),
+        ] {
+            if let Some(max) = value
+                && max != -1
+                && !(1..=MAX_TOOL_CALLS_LIMIT).contains(&max)
+            {
+                return Err(ApiError::invalid_input(format!(
+                    "{field}: choose 1 to {MAX_TOOL_CALLS_LIMIT}, or -1 for no limit"
+                )));
+            }
         }
         Ok(())
     }
@@ -104,11 +115,18 @@ impl SettingsService {
             }
             .map_err(crate::HostError::from)?;
         }
-        if let Some(max) = patch.max_tool_calls {
-            keys::AGENT_MAX_TOOL_CALLS
-                .write(&self.store, &max)
-                .await
-                .map_err(crate::HostError::from)?;
+        for (key, value) in [
+            (keys::AGENT_MAX_TOOL_CALLS, patch.max_tool_calls),
+            (
+                keys::AGENT_MAX_SUBAGENT_TOOL_CALLS,
+                patch.max_subagent_tool_calls,
+            ),
+        ] {
+            if let Some(max) = value {
+                key.write(&self.store, &max)
+                    .await
+                    .map_err(crate::HostError::from)?;
+            }
         }
         Ok(())
     }

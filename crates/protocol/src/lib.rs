@@ -71,8 +71,8 @@ pub use run_commands::{
 };
 pub use scope::{QUICK_ASK_COMMANDS, WindowScope};
 pub use settings::{
-    AgentSettings, DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS_LIMIT, NotificationPrefs,
-    PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch, Theme,
+    AgentSettings, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS_LIMIT,
+    NotificationPrefs, PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch, Theme,
 };
 pub use skill::{
     SKILL_FILE_TEXT_MAX_BYTES, SkillDetail, SkillFields, SkillFileText, SkillFileView,

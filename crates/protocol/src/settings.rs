@@ -44,6 +44,8 @@ pub const PERSONA_MAX_CHARS: usize = 8_000;
 pub const DEFAULT_MAX_TOOL_CALLS: i64 = 100;
 /// The highest tool-call limit that can be set (`-1` is no limit).
 pub const MAX_TOOL_CALLS_LIMIT: i64 = 10_000;
+/// Tool calls per subagent invocation when the person set none.
+pub const DEFAULT_MAX_SUBAGENT_TOOL_CALLS: i64 = 150;
 
 /// The agent's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +56,9 @@ pub struct AgentSettings {
     /// The orchestrator's tool calls per run; `-1`: no limit (runs are still
     /// bounded by their model calls).
     pub max_tool_calls: i64,
+    /// A skill's tool calls each time the agent delegates to it; `-1`: no
+    /// limit (it is still bounded by its model calls).
+    pub max_subagent_tool_calls: i64,
 }
 
 impl Default for AgentSettings {
@@ -61,6 +66,7 @@ impl Default for AgentSettings {
         Self {
             persona: String::new(),
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
+            max_subagent_tool_calls: DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
         }
     }
 }
@@ -106,4 +112,7 @@ pub struct SettingsPatch {
     /// `-1` or 1 to [`MAX_TOOL_CALLS_LIMIT`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tool_calls: Option<i64>,
+    /// `-1` or 1 to [`MAX_TOOL_CALLS_LIMIT`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_subagent_tool_calls: Option<i64>,
 }

@@ -1,7 +1,7 @@
 //! `cargo xtask deb --check`: unpacks the built `.deb` into a temporary root
 //! (`dpkg-deb -x`, nothing is installed) and checks what an installed Pizza
 //! Bot needs — the binary, a desktop entry naming it and its icon, the icon
-//! in the hicolor sizes — then starts the unpacked binary on the current
+//! in the hicolor sizes, the built-in skills — then starts the unpacked binary on the current
 //! display with a throwaway HOME and a private session bus, and waits for its
 //! window and its per-user data folder.
 
@@ -19,6 +19,9 @@ const NAME: &str = "Pizza Bot";
 const WM_CLASS: &str = "pizza-bot";
 /// Icon sizes a desktop asks for most; each must be there at its own size.
 const ICON_SIZES: [u32; 3] = [32, 128, 256];
+/// The shipped guide skill, where the bundler files `bundle.resources`'
+/// `../skills` (a `..` part becomes `_up_`) and the app looks for it.
+const GUIDE_SKILL: &str = "usr/lib/Pizza Bot/_up_/skills/pizza-bot-guide/SKILL.md";
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The newest `.deb` under the target directory's bundle folder.
@@ -59,13 +62,16 @@ pub(crate) fn package(deb: &Path) -> Result<()> {
     let entry = desktop_entry(&root)?;
     let mut problems = entry_problems(&entry);
     problems.extend(icon_problems(&root));
+    if !root.join(GUIDE_SKILL).is_file() {
+        problems.push(format!("the package has no /{GUIDE_SKILL}"));
+    }
     if !problems.is_empty() {
         bail!(
             "the package is incomplete:\n  - {}",
             problems.join("\n  - ")
         );
     }
-    eprintln!("xtask: desktop entry, icons and binary are in place");
+    eprintln!("xtask: desktop entry, icons, built-in skills and binary are in place");
 
     starts(&binary, scratch.path())?;
     eprintln!("xtask: the packaged app starts, shows its window and keeps its data per user");

@@ -16,6 +16,7 @@ use pizza_tools::{MountSource, ToolRegistry};
 use super::model::ResolvedModel;
 use crate::approvals::{ApprovalService, effective_policies};
 use crate::settings::keys;
+use crate::skills::SkillService;
 
 /// What every run shares: the one agent (whose claims make a decision apply
 /// exactly once, whichever run answers it), the tools, the granted folders.
@@ -26,6 +27,7 @@ pub(crate) struct AgentRuntime {
     tools: ToolRegistry,
     mounts: Arc<dyn MountSource>,
     approvals: Arc<ApprovalService>,
+    skills: Arc<SkillService>,
 }
 
 impl AgentRuntime {
@@ -34,8 +36,10 @@ impl AgentRuntime {
         mounts: Arc<dyn MountSource>,
         tools: ToolRegistry,
         approvals: Arc<ApprovalService>,
+        skills: Arc<SkillService>,
     ) -> Self {
         Self {
+            skills,
             agent: Arc::new(Agent::new(store.clone())),
             store,
             tools,
@@ -55,20 +59,29 @@ impl AgentRuntime {
 
     /// The run's profile; a missing or unreadable setting keeps its default.
     async fn profile(&self) -> RunProfile {
+        // The skills as they are now; a change later reaches the next run.
+        let (subagents, unavailable_skills) = self.skills.roster();
         let mut profile = RunProfile {
             tools: self.tools.clone(),
             mounts: Some(Arc::clone(&self.mounts)),
+            subagents,
+            unavailable_skills,
             ..RunProfile::default()
         };
         let store = &self.store;
         let (max_key, persona_key) = (keys::AGENT_MAX_TOOL_CALLS, keys::AGENT_PERSONA);
-        let (max_tool_calls, policies, persona) = tokio::join!(
+        let subagent_max_key = keys::AGENT_MAX_SUBAGENT_TOOL_CALLS;
+        let (max_tool_calls, max_subagent_tool_calls, policies, persona) = tokio::join!(
             max_key.read(store),
+            subagent_max_key.read(store),
             effective_policies(store),
             persona_key.read(store),
         );
         if let Ok(Some(max)) = max_tool_calls {
             profile.max_tool_calls = max;
+        }
+        if let Ok(Some(max)) = max_subagent_tool_calls {
+            profile.max_subagent_tool_calls = max;
         }
         match policies {
             Ok(policies) => profile.approval_policies = policies,

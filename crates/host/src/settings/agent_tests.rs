@@ -3,8 +3,8 @@
 
 use pizza_llm::{FakeModel, FakeTurn};
 use pizza_protocol::{
-    AgentSettings, DEFAULT_MAX_TOOL_CALLS, ErrorCode, PERSONA_MAX_CHARS, SettingsGetParams,
-    SettingsPatch, Theme,
+    AgentSettings, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS, ErrorCode,
+    PERSONA_MAX_CHARS, SettingsGetParams, SettingsPatch, Theme,
 };
 use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
@@ -33,6 +33,7 @@ async fn the_persona_and_limit_are_saved_and_every_run_uses_them() {
         AgentSettings {
             persona: "Answer in French.".to_owned(),
             max_tool_calls: -1,
+            max_subagent_tool_calls: DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
         }
     );
     let started = host.run_start(start(None, "Hello")).await.unwrap();
@@ -91,4 +92,55 @@ async fn a_refused_field_is_named_and_nothing_in_the_patch_is_written() {
         host.settings_get(SettingsGetParams {}).await.unwrap(),
         before
     );
+}
+
+#[tokio::test]
+async fn the_subagent_limit_is_saved_survives_reopening_and_is_refused_by_field() {
+    let root = TempDataRoot::new().unwrap();
+    let host = open(&root, &FakeModel::default()).await;
+    let defaults = host.settings_get(SettingsGetParams {}).await.unwrap();
+    assert_eq!(
+        defaults.agent.max_subagent_tool_calls,
+        DEFAULT_MAX_SUBAGENT_TOOL_CALLS
+    );
+    for bad in [0, -2, 10_001] {
+        let refused = host
+            .settings_update(SettingsPatch {
+                max_tool_calls: Some(7),
+                max_subagent_tool_calls: Some(bad),
+                ..SettingsPatch::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code, ErrorCode::InvalidInput);
+        assert!(
+            refused.message.starts_with("max_subagent_tool_calls:"),
+            "{bad}: {}",
+            refused.message
+        );
+    }
+    assert_eq!(
+        host.settings_get(SettingsGetParams {}).await.unwrap(),
+        defaults
+    );
+    for limit in [-1, 25] {
+        let saved = host
+            .settings_update(SettingsPatch {
+                max_subagent_tool_calls: Some(limit),
+                ..SettingsPatch::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            saved.agent,
+            AgentSettings {
+                max_subagent_tool_calls: limit,
+                ..AgentSettings::default()
+            }
+        );
+    }
+    host.close().await;
+    let host = open(&root, &FakeModel::default()).await;
+    let reopened = host.settings_get(SettingsGetParams {}).await.unwrap();
+    assert_eq!(reopened.agent.max_subagent_tool_calls, 25);
 }

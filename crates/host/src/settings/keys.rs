@@ -65,6 +65,9 @@ pub(crate) const MEMORIES_ENABLED: Key<bool> = Key::fixed("memory.enabled");
 
 /// Tool calls per run (`-1`: unlimited).
 pub(crate) const AGENT_MAX_TOOL_CALLS: Key<i64> = Key::fixed("agent.max_tool_calls");
+/// Tool calls per subagent invocation (`-1`: unlimited).
+pub(crate) const AGENT_MAX_SUBAGENT_TOOL_CALLS: Key<i64> =
+    Key::fixed("agent.max_subagent_tool_calls");
 /// Tools whose calls wait for the user's decision, as earlier versions
 /// kept them: read as "ask" for each, and folded into
 /// [`APPROVAL_POLICIES`] on the first change there.

@@ -1,12 +1,16 @@
 //! Settings › General › Agent: the person's addendum to the agent's
-//! instructions and its tool-call limit per run. Saved with the Save button
-//! (or Ctrl+Enter in the persona); a refusal names its field and keeps what
-//! was typed.
+//! instructions, its tool-call limits (per run, and per skill it delegates
+//! to), and which tools ask before running (set in Settings › Approvals).
+//! Saved with the Save button (or Ctrl+Enter in the persona); a refusal
+//! names its field and keeps what was typed.
 
 use crate::app_state::AppState;
 use crate::ipc::invoke;
 use leptos::prelude::*;
-use pizza_protocol::{MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS, SettingsPatch, cmd};
+use pizza_protocol::{
+    ApprovalListParams, ApprovalPolicy, MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS, SettingsPatch,
+    ToolApproval, cmd,
+};
 
 /// The limit as typed: `-1` or a whole number in range, else why not.
 pub(crate) fn parse_limit(text: &str) -> Result<i64, String> {
@@ -19,12 +23,30 @@ pub(crate) fn parse_limit(text: &str) -> Result<i64, String> {
     }
 }
 
+/// The tools the person set to ask every time, by name.
+pub(crate) fn asking_tools(tools: &[ToolApproval]) -> Vec<String> {
+    tools
+        .iter()
+        .filter(|t| t.policy == Some(ApprovalPolicy::Ask))
+        .map(|t| t.tool.clone())
+        .collect()
+}
+
 #[component]
 pub(crate) fn AgentSettings() -> impl IntoView {
     let state = expect_context::<AppState>();
     let current = state.settings.get_untracked().agent;
     let persona = RwSignal::new(current.persona);
     let limit = RwSignal::new(current.max_tool_calls.to_string());
+    let subagent_limit = RwSignal::new(current.max_subagent_tool_calls.to_string());
+    let asking = RwSignal::new(None::<Vec<String>>);
+    leptos::task::spawn_local(async move {
+        // Only a pointer to Approvals: if the list cannot be read, the
+        // sentence without it still says where to look.
+        if let Ok(list) = invoke::<cmd::ApprovalList>(&ApprovalListParams {}).await {
+            asking.set(Some(asking_tools(&list.tools)));
+        }
+    });
     let error = RwSignal::new(None::<String>);
     let saved = RwSignal::new(false);
     // The stored values arrive after the page: take them until the person types.
@@ -34,6 +56,7 @@ pub(crate) fn AgentSettings() -> impl IntoView {
         if !touched.get_untracked() {
             persona.set(agent.persona);
             limit.set(agent.max_tool_calls.to_string());
+            subagent_limit.set(agent.max_subagent_tool_calls.to_string());
         }
     });
     let save = move || {
@@ -44,9 +67,17 @@ pub(crate) fn AgentSettings() -> impl IntoView {
                 return;
             }
         };
+        let max_subagent_tool_calls = match parse_limit(&subagent_limit.get_untracked()) {
+            Ok(n) => n,
+            Err(message) => {
+                error.set(Some(format!("Tool calls per skill: {message}")));
+                return;
+            }
+        };
         let patch = SettingsPatch {
             persona: Some(persona.get_untracked()),
             max_tool_calls: Some(max_tool_calls),
+            max_subagent_tool_calls: Some(max_subagent_tool_calls),
             ..SettingsPatch::default()
         };
         leptos::task::spawn_local(async move {
@@ -121,12 +152,52 @@ pub(crate) fn AgentSettings() -> impl IntoView {
                         }
                     }
                 />
+            </div>
+            <p class="hint muted">
+                "How many tools the agent may call in one run before it stops and says what is left; -1 means no limit (a run still ends after 40 model calls)."
+            </p>
+            <label class="field__label" for="agent-max-subagent-tool-calls">"Tool calls per skill"</label>
+            <div class="field__row">
+                <input
+                    id="agent-max-subagent-tool-calls"
+                    class="input input--narrow"
+                    data-testid="agent-max-subagent-tool-calls"
+                    inputmode="numeric"
+                    prop:value=move || subagent_limit.get()
+                    on:input=move |ev| {
+                        touched.set(true);
+                        saved.set(false);
+                        subagent_limit.set(event_target_value(&ev));
+                    }
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" {
+                            ev.prevent_default();
+                            save();
+                        }
+                    }
+                />
                 <button class="button" data-testid="agent-save" on:click=move |_| save()>
                     "Save"
                 </button>
             </div>
             <p class="hint muted">
-                "How many tools the agent may call in one run before it stops and says what is left; -1 means no limit (a run still ends after 40 model calls)."
+                "How many tools a skill may call each time the agent hands it a task; -1 means no limit (it still stops after 40 model calls and reports what it verified)."
+            </p>
+            <p class="hint muted" data-testid="agent-asking-tools">
+                {move || match asking.get() {
+                    Some(tools) if tools.is_empty() => "No tool is set to ask every time; by default, changes in granted folders (/local/) and memories (/memories/) ask before they run. ".to_owned(),
+                    Some(tools) => format!("Tools that ask before running: {}. ", tools.join(", ")),
+                    None => String::new(),
+                }}
+                "Choose which tools ask before running in "
+                <button
+                    class="link"
+                    data-testid="agent-open-approvals"
+                    on:click=move |_| super::section().set(super::Section::Approvals)
+                >
+                    "Settings › Approvals"
+                </button>
+                "."
             </p>
             <Show when=move || saved.get()>
                 <p class="saved" role="status">"Saved"</p>
@@ -138,7 +209,8 @@ pub(crate) fn AgentSettings() -> impl IntoView {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_limit;
+    use super::{asking_tools, parse_limit};
+    use pizza_protocol::{ApprovalPolicy, ToolApproval};
 
     #[test]
     fn a_limit_is_minus_one_or_in_range() {
@@ -148,5 +220,22 @@ mod tests {
         for bad in ["0", "-2", "10001", "", "ten", "1.5"] {
             assert!(parse_limit(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn only_tools_set_to_ask_are_listed() {
+        let tool = |name: &str, policy| ToolApproval {
+            tool: name.to_owned(),
+            description: String::new(),
+            policy,
+            default: String::new(),
+        };
+        let tools = [
+            tool("write_file", Some(ApprovalPolicy::Ask)),
+            tool("read_file", None),
+            tool("edit_file", Some(ApprovalPolicy::Allow)),
+            tool("grep", Some(ApprovalPolicy::Ask)),
+        ];
+        assert_eq!(asking_tools(&tools), vec!["write_file", "grep"]);
     }
 }
