@@ -25,7 +25,7 @@ use thread_list::ThreadList;
 use thread_view::ThreadPane;
 
 pub(crate) use live::LiveRun;
-pub(crate) use message::MessageCard;
+pub(crate) use message::{MessageCard, humanize};
 pub(crate) use search::gloo_sleep;
 pub(crate) use stream::{ContextGauge, RunState, track_queues, track_running};
 pub(crate) use thread_list::confirm_delete;
