@@ -130,3 +130,60 @@ pub(crate) fn SkillCard(name: String) -> impl IntoView {
         </li>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pizza_protocol::SkillReadiness;
+    use pretty_assertions::assert_eq;
+
+    fn skill(source: SkillSourceKind, overridden: bool, readiness: SkillReadiness) -> SkillView {
+        SkillView {
+            name: "trip-planner".into(),
+            display_name: "Trip planner".into(),
+            description: "Plans trips.".into(),
+            source,
+            overridden,
+            enabled: true,
+            readiness,
+        }
+    }
+
+    #[test]
+    fn badges_and_readiness_read_as_words() {
+        let ready = SkillReadiness {
+            state: SkillReadinessState::Ready,
+            reasons: Vec::new(),
+        };
+        assert_eq!(
+            source_label(&skill(SkillSourceKind::Builtin, false, ready.clone())),
+            "Built-in"
+        );
+        assert_eq!(
+            source_label(&skill(SkillSourceKind::User, true, ready.clone())),
+            "Yours · overrides built-in"
+        );
+        assert_eq!(
+            source_label(&skill(SkillSourceKind::User, false, ready.clone())),
+            "Yours"
+        );
+        assert_eq!(
+            readiness_sentence(&skill(SkillSourceKind::User, false, ready)),
+            ("ready", "Ready to use.".to_owned())
+        );
+        let unavailable = SkillReadiness {
+            state: SkillReadinessState::Unavailable,
+            reasons: vec![
+                "MCP server files is not configured".into(),
+                "tools: bad ref.".into(),
+            ],
+        };
+        assert_eq!(
+            readiness_sentence(&skill(SkillSourceKind::User, false, unavailable)),
+            (
+                "error",
+                "Unavailable: MCP server files is not configured; tools: bad ref.".to_owned()
+            )
+        );
+    }
+}
