@@ -29,7 +29,7 @@ use thread_view::ThreadPane;
 
 pub(crate) use gauge::ContextGauge;
 pub(crate) use live::LiveRun;
-pub(crate) use message::{MessageCard, humanize};
+pub(crate) use message::MessageCard;
 pub(crate) use search::gloo_sleep;
 pub(crate) use stream::RunState;
 pub(crate) use thread_list::confirm_delete;

@@ -158,9 +158,7 @@ pub(crate) fn DelegationCard(call_id: String, arguments: serde_json::Value) -> i
         <details class="delegation" data-testid=format!("delegation-{call_id}") data-state=state
             data-skill=skill.clone() prop:open=move || working() || waiting()>
             <summary>
-                <span>"Asked "</span>
-                <span class="delegation__skill">{skill.clone()}</span>
-                <span>": "</span>
+                <span class="delegation__title">"Asked "<span class="delegation__skill">{skill.clone()}</span>":"</span>
                 <span class="delegation__ask" title=ask.clone()>{ask.clone()}</span>
                 <span class="delegation__status muted" role="status">{status_text}</span>
             </summary>

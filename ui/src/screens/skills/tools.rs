@@ -3,7 +3,6 @@
 //! checkbox for (MCP tools) are kept as written and listed.
 
 use super::skill_md::BUILTIN_TOOLS;
-use crate::screens::inbox::humanize;
 use leptos::prelude::*;
 use pizza_protocol::{DecisionKind, SkillInterrupt};
 
@@ -56,6 +55,19 @@ impl ToolPicks {
     }
 }
 
+/// What a built-in tool does, in words.
+fn tool_label(tool: &str) -> &'static str {
+    match tool {
+        "ls" => "List a folder",
+        "read_file" => "Read files",
+        "glob" => "Find files by name",
+        "grep" => "Search in files",
+        "write_file" => "Write files",
+        "edit_file" => "Edit files",
+        _ => "Tool",
+    }
+}
+
 #[component]
 pub(crate) fn ToolsPicker(picks: ToolPicks) -> impl IntoView {
     let others = move || {
@@ -78,11 +90,11 @@ pub(crate) fn ToolsPicker(picks: ToolPicks) -> impl IntoView {
                             <input type="checkbox" data-testid=format!("skill-tool-{tool}")
                                 prop:checked=move || picks.uses(tool)
                                 on:change=move |ev| picks.set_used(tool, event_target_checked(&ev)) />
-                            {humanize(tool)}
+                            {tool_label(tool)}
                             <span class="muted mono">{tool}</span>
                         </label>
                         <select class="input skill-tools__approval" data-testid=format!("skill-tool-approval-{tool}")
-                            aria-label=format!("When {} runs", humanize(tool))
+                            aria-label=format!("When {} runs", tool_label(tool))
                             disabled=move || !picks.uses(tool)
                             on:change=move |ev| picks.set_asks_first(tool, event_target_value(&ev) == "asks")>
                             <option value="runs" prop:selected=move || !picks.asks_first(tool)>"Runs"</option>
