@@ -36,12 +36,16 @@ impl RunState {
                 name,
                 arguments,
             } => self.delegations.update(|d| {
-                d.entry(task_id).or_default().tools.push(ToolCard {
-                    call_id,
-                    name,
-                    arguments,
-                    result: None,
-                });
+                let tools = &mut d.entry(task_id).or_default().tools;
+                // A replayed frame (after a resubscribe) adds no second card.
+                if !tools.iter().any(|c| c.call_id == call_id) {
+                    tools.push(ToolCard {
+                        call_id,
+                        name,
+                        arguments,
+                        result: None,
+                    });
+                }
             }),
             RunEvent::ToolFinished {
                 call_id,
