@@ -180,6 +180,7 @@ fn SkillForm(detail: Option<SkillDetail>) -> impl IntoView {
         <div class="field">
             <label class="field__label" for="skill-description">"Description"</label>
             <textarea id="skill-description" class="input input--multiline" rows="3" data-testid="skill-description"
+                placeholder="Use when the person asks to plan a trip. Returns a day-by-day itinerary."
                 aria-describedby="skill-description-hint" aria-invalid=move || invalid("description")
                 prop:value=move || description.get()
                 on:input=move |ev| { description.set(event_target_value(&ev)); edited() }></textarea>
@@ -195,6 +196,7 @@ fn SkillForm(detail: Option<SkillDetail>) -> impl IntoView {
         <div class="field">
             <label class="field__label" for="skill-body">"Instructions"</label>
             <textarea id="skill-body" class="input mono skill-editor__body" rows="14" spellcheck="false" data-testid="skill-body"
+                placeholder="How to do the work, step by step, and what to report back."
                 aria-invalid=move || invalid("body")
                 prop:value=move || body.get()
                 on:input=move |ev| { body.set(event_target_value(&ev)); edited() }
