@@ -4,7 +4,7 @@
 //! saved as typed. Reset to built-in drops an override; Delete asks first.
 
 use super::files::{FileDrafts, SiblingFiles};
-use super::skill_md::{SkillDraft, compose, field_of};
+use super::skill_md::{KeptFrontMatter, SkillDraft, compose, field_of};
 use super::state::{Editing, SkillsState, use_skills};
 use super::tools::{ToolPicks, ToolsPicker};
 use crate::ipc::invoke;
@@ -82,6 +82,12 @@ fn SkillForm(detail: Option<SkillDetail>) -> impl IntoView {
             .map(|d| d.skill_md.clone())
             .unwrap_or_default(),
     );
+    let kept = StoredValue::new(
+        detail
+            .as_ref()
+            .map(|d| KeptFrontMatter::of(&d.skill_md))
+            .unwrap_or_default(),
+    );
     let picks = ToolPicks::new(fields.tools, fields.interrupt_on);
     let files = FileDrafts::new(detail.map(|d| d.files).unwrap_or_default());
     let error = RwSignal::new(None::<SaveError>);
@@ -122,6 +128,7 @@ fn SkillForm(detail: Option<SkillDetail>) -> impl IntoView {
                 tools: picks.tools.get_untracked(),
                 interrupt_on: picks.asks.get_untracked(),
                 body: body.get_untracked(),
+                kept: kept.get_value(),
             })
         };
         let params = SkillSaveParams {

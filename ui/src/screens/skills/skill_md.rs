@@ -1,6 +1,8 @@
 //! Writes `SKILL.md` from the editor's fields: YAML front matter, then the
 //! body. Every string is written as a JSON string, which YAML reads as a
 //! double-quoted scalar, so no text the person types can break the file.
+//! Keys the editor has no field for (`license`, `metadata.author`, …) are
+//! carried over from the file as it was, so editing never drops them.
 
 use pizza_protocol::{DecisionKind, SkillInterrupt};
 
@@ -19,6 +21,99 @@ pub(crate) struct SkillDraft {
     /// Tools that ask first; `allowed` equal to every decision is written `true`.
     pub(crate) interrupt_on: Vec<SkillInterrupt>,
     pub(crate) body: String,
+    /// What the file had that the editor does not edit.
+    pub(crate) kept: KeptFrontMatter,
+}
+
+/// Front matter the editor carries over untouched: whole top-level entries
+/// it has no field for, and the `metadata` entries besides `display-name`
+/// (re-indented by two spaces).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct KeptFrontMatter {
+    top: String,
+    metadata: String,
+}
+
+/// Top-level keys the editor writes itself.
+const EDITED_KEYS: [&str; 6] = [
+    "name",
+    "description",
+    "metadata",
+    "tools",
+    "mcp",
+    "interruptOn",
+];
+
+/// The front matter's top-level entries, each with its lines (a line at
+/// column 0 that is not a list item or comment starts the next entry).
+fn entries(lines: &[&str]) -> Vec<(String, Vec<String>)> {
+    let mut entries: Vec<(String, Vec<String>)> = Vec::new();
+    for line in lines {
+        let starts_entry = !line.trim().is_empty() && !line.starts_with([' ', '\t', '-', '#']);
+        if starts_entry {
+            let key = line.split(':').next().unwrap_or_default();
+            let key = key.trim().trim_matches(['"', '\'']).to_owned();
+            entries.push((key, vec![(*line).to_owned()]));
+        } else if let Some((_, entry)) = entries.last_mut() {
+            entry.push((*line).to_owned());
+        }
+    }
+    entries
+}
+
+impl KeptFrontMatter {
+    /// Reads what to keep from the file as the host sent it.
+    pub(crate) fn of(skill_md: &str) -> Self {
+        let text = skill_md.strip_prefix('\u{feff}').unwrap_or(skill_md);
+        let mut lines = text.lines();
+        if lines.next().map(str::trim_end) != Some("---") {
+            return Self::default();
+        }
+        let front: Vec<&str> = lines
+            .take_while(|l| !matches!(l.trim_end(), "---" | "..."))
+            .collect();
+        let mut kept = Self::default();
+        for (key, lines) in entries(&front) {
+            if key == "metadata" {
+                kept.metadata = kept_metadata(&lines);
+            } else if !EDITED_KEYS.contains(&key.as_str()) {
+                for line in lines {
+                    kept.top.push_str(&line);
+                    kept.top.push('\n');
+                }
+            }
+        }
+        kept
+    }
+}
+
+/// `metadata`'s block entries other than `display-name`, indented by two.
+fn kept_metadata(lines: &[String]) -> String {
+    let children: Vec<&str> = lines.iter().skip(1).map(String::as_str).collect();
+    let indent = children
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let dedented: Vec<&str> = children
+        .iter()
+        .map(|l| {
+            l.get(indent.min(l.len() - l.trim_start().len())..)
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut kept = String::new();
+    for (key, entry) in entries(&dedented) {
+        if key != "display-name" {
+            for line in entry {
+                kept.push_str("  ");
+                kept.push_str(&line);
+                kept.push('\n');
+            }
+        }
+    }
+    kept
 }
 
 fn quoted(text: &str) -> String {
@@ -52,11 +147,12 @@ pub(crate) fn compose(draft: &SkillDraft) -> String {
         quoted(draft.description.trim())
     ));
     let display_name = draft.display_name.trim();
-    if !display_name.is_empty() {
-        out.push_str(&format!(
-            "metadata:\n  display-name: {}\n",
-            quoted(display_name)
-        ));
+    if !display_name.is_empty() || !draft.kept.metadata.is_empty() {
+        out.push_str("metadata:\n");
+        if !display_name.is_empty() {
+            out.push_str(&format!("  display-name: {}\n", quoted(display_name)));
+        }
+        out.push_str(&draft.kept.metadata);
     }
     if !draft.tools.is_empty() {
         let tools: Vec<String> = draft.tools.iter().map(|t| quoted(t)).collect();
@@ -72,6 +168,7 @@ pub(crate) fn compose(draft: &SkillDraft) -> String {
             ));
         }
     }
+    out.push_str(&draft.kept.top);
     out.push_str("---\n");
     out.push_str(draft.body.trim_start_matches('\n'));
     if !out.ends_with('\n') {
@@ -113,6 +210,7 @@ mod tests {
                 allowed: DecisionKind::ALL.to_vec(),
             }],
             body: "# Plan\n\nBe brief.".into(),
+            kept: KeptFrontMatter::default(),
         };
         assert_eq!(
             compose(&draft),
@@ -143,6 +241,29 @@ mod tests {
             compose(&draft),
             "---\nname: \"a\"\ndescription: \"multi\\nline: # not a comment\"\n\
              interruptOn:\n  \"mcp:files:*\": {allowedDecisions: [approve, reject]}\n---\nBody\n"
+        );
+    }
+
+    #[test]
+    fn keys_without_a_field_are_carried_over() {
+        let original = "---\nname: trip-planner\nlicense: MIT\nmetadata:\n    author: Ana\n    display-name: Old\n    tags:\n      - travel\ntools: read_file\nallowed-tools:\n- Bash\n# a note\ndescription: >\n  Plans.\n---\nBody\n";
+        let draft = SkillDraft {
+            name: "trip-planner".into(),
+            display_name: "Trip planner".into(),
+            description: "Plans.".into(),
+            body: "Body".into(),
+            kept: KeptFrontMatter::of(original),
+            ..SkillDraft::default()
+        };
+        assert_eq!(
+            compose(&draft),
+            "---\nname: \"trip-planner\"\ndescription: \"Plans.\"\n\
+             metadata:\n  display-name: \"Trip planner\"\n  author: Ana\n  tags:\n    - travel\n\
+             license: MIT\nallowed-tools:\n- Bash\n# a note\n---\nBody\n"
+        );
+        assert_eq!(
+            KeptFrontMatter::of("no front matter"),
+            KeptFrontMatter::default()
         );
     }
 
