@@ -4,6 +4,7 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Screen {
     Inbox,
+    Skills,
     Automations,
     Settings,
 }

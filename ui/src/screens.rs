@@ -3,3 +3,4 @@
 pub(crate) mod automations;
 pub(crate) mod inbox;
 pub(crate) mod settings;
+pub(crate) mod skills;

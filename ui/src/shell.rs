@@ -9,6 +9,7 @@ use crate::screens::inbox::{
     self, ConfirmDialog, ContextGauge, InboxPane, InboxSidebar, state::Inbox,
 };
 use crate::screens::settings::{SettingsPane, SettingsSidebar};
+use crate::screens::skills::{SkillsPane, SkillsSidebar};
 use leptos::prelude::*;
 use pizza_protocol::AppEvent;
 
@@ -18,6 +19,7 @@ pub(crate) fn Shell() -> impl IntoView {
     let help_open = RwSignal::new(false);
     crate::screens::settings::provide_section_state();
     crate::screens::automations::provide_state();
+    crate::screens::skills::provide_state();
     let inbox = Inbox::new();
     provide_context(inbox);
     provide_context(screen);
@@ -69,6 +71,7 @@ pub(crate) fn Shell() -> impl IntoView {
             <aside class="sidebar" aria-label="Sidebar">
                 {move || match screen.get() {
                     Screen::Inbox => view! { <InboxSidebar /> }.into_any(),
+                    Screen::Skills => view! { <SkillsSidebar /> }.into_any(),
                     Screen::Automations => view! { <AutomationsSidebar /> }.into_any(),
                     Screen::Settings => view! { <SettingsSidebar /> }.into_any(),
                 }}
@@ -76,6 +79,7 @@ pub(crate) fn Shell() -> impl IntoView {
             <main class="pane" id="main">
                 {move || match screen.get() {
                     Screen::Inbox => view! { <InboxPane /> }.into_any(),
+                    Screen::Skills => view! { <SkillsPane /> }.into_any(),
                     Screen::Automations => view! { <AutomationsPane /> }.into_any(),
                     Screen::Settings => view! { <SettingsPane /> }.into_any(),
                 }}
@@ -118,7 +122,7 @@ fn Rail(screen: RwSignal<Screen>) -> impl IntoView {
     view! {
         <nav class="rail" aria-label="Sections">
             {item(Screen::Inbox, "Inbox", "⌂", "rail-inbox")}
-            {later("Skills", "✦")}
+            {item(Screen::Skills, "Skills", "✦", "rail-skills")}
             {later("MCP", "⇄")}
             {item(Screen::Automations, "Automations", "◷", "rail-automations")}
             <div class="rail__spacer"></div>

@@ -4,7 +4,9 @@ mod approval;
 mod approval_edit;
 mod approval_preview;
 mod composer;
+mod delegation;
 mod folders;
+mod gauge;
 mod live;
 mod message;
 mod queues;
@@ -14,6 +16,7 @@ mod stream;
 mod streamed;
 mod thread_list;
 mod thread_view;
+mod tracking;
 
 use crate::ipc::invoke;
 use folders::FolderPanel;
@@ -24,11 +27,13 @@ use state::{Inbox, use_inbox};
 use thread_list::ThreadList;
 use thread_view::ThreadPane;
 
+pub(crate) use gauge::ContextGauge;
 pub(crate) use live::LiveRun;
 pub(crate) use message::MessageCard;
 pub(crate) use search::gloo_sleep;
-pub(crate) use stream::{ContextGauge, RunState, track_queues, track_running};
+pub(crate) use stream::RunState;
 pub(crate) use thread_list::confirm_delete;
+pub(crate) use tracking::{track_queues, track_running};
 
 /// Creates an empty thread and opens it.
 pub(crate) fn new_thread(inbox: Inbox) {
@@ -98,7 +103,7 @@ pub(crate) fn InboxSidebar() -> impl IntoView {
 #[component]
 pub(crate) fn InboxPane() -> impl IntoView {
     let inbox = use_inbox();
-    stream::track_viewing(inbox);
+    tracking::track_viewing(inbox);
     view! {
         {move || inbox.error.get().map(|error| view! {
             <div class="banner banner--error" role="alert" data-testid="error-banner">

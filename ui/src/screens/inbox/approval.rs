@@ -170,6 +170,9 @@ fn RequestView(
     };
     view! {
         <div class="approval__request" data-testid="approval-request">
+            {request.skill.clone().map(|skill| view! {
+                <p class="approval__skill" data-testid="approval-skill">{format!("{skill} asks")}</p>
+            })}
             <h3 class="approval__title">{format!("{}?", humanize(&request.tool))}</h3>
             <p class="muted">{request.description.clone()}</p>
             {request.changed_since_request.then(|| view! {

@@ -2,6 +2,7 @@
 //! card, the error banner with its recovery action, and Resume / Discard.
 
 use super::approval::ApprovalCard;
+use super::delegation::{DelegationCard, TASK_TOOL, committed_task_call};
 use super::message::humanize;
 use super::stream::{RunState, ToolCard};
 use crate::screen::Screen;
@@ -28,7 +29,14 @@ pub(crate) fn LiveRun(run: RunState) -> impl IntoView {
                     </details>
                 </Show>
                 <For each=move || run.tools.get() key=|c| (c.call_id.clone(), c.result.is_some()) let:card>
-                    <ToolCardView card />
+                    {if card.name != TASK_TOOL {
+                        view! { <ToolCardView card /> }.into_any()
+                    } else if run.messages.with_untracked(|m| committed_task_call(m, &card.call_id)) {
+                        // Its committed call above already shows the card.
+                        ().into_any()
+                    } else {
+                        view! { <DelegationCard call_id=card.call_id arguments=card.arguments /> }.into_any()
+                    }}
                 </For>
                 <div class="markdown" data-testid="streaming-text">
                     // Finished blocks render once; only the growing tail is
@@ -56,7 +64,10 @@ pub(crate) fn LiveRun(run: RunState) -> impl IntoView {
 }
 
 #[component]
-fn ToolCardView(card: ToolCard) -> impl IntoView {
+pub(super) fn ToolCardView(
+    card: ToolCard,
+    #[prop(into, default = String::from("tool-card"))] testid: String,
+) -> impl IntoView {
     let args = serde_json::to_string_pretty(&card.arguments).unwrap_or_default();
     let short: String = serde_json::to_string(&card.arguments)
         .unwrap_or_default()
@@ -69,7 +80,7 @@ fn ToolCardView(card: ToolCard) -> impl IntoView {
         Some((text, false)) => ("✓", Some(text), false),
     };
     view! {
-        <details class="tool" class:tool--error=is_error data-testid="tool-card">
+        <details class="tool" class:tool--error=is_error data-testid=testid data-call-id=card.call_id data-tool=card.name.clone()>
             <summary>
                 <span class="tool__name">{humanize(&card.name)}</span>" "
                 <span class="muted mono">{short}</span>" "{mark}

@@ -1,5 +1,7 @@
 //! One message card in the feed.
 
+use super::delegation::{DelegationCard, TASK_TOOL, committed_task_call};
+use super::stream::RunState;
 use leptos::prelude::*;
 use pizza_protocol::{MessagePart, MessageView, Role};
 
@@ -11,6 +13,21 @@ pub(crate) fn MessageCard(
     message: MessageView,
     on_fork: Option<Callback<String>>,
 ) -> impl IntoView {
+    // A `task` call's result is its delegation card's report, shown there.
+    let run = use_context::<RunState>();
+    let parts: Vec<MessagePart> = message
+        .parts
+        .into_iter()
+        .filter(|part| match (part, run) {
+            (MessagePart::ToolResult { call_id, .. }, Some(run)) => !run
+                .messages
+                .with_untracked(|m| committed_task_call(m, call_id)),
+            _ => true,
+        })
+        .collect();
+    if parts.is_empty() && message.role == Role::Tool {
+        return ().into_any();
+    }
     let (label, class) = match message.role {
         Role::User => ("You", "msg msg--user"),
         Role::Assistant => ("Pizza Bot", "msg msg--assistant"),
@@ -33,9 +50,10 @@ pub(crate) fn MessageCard(
                 <span class="msg__role">{label}</span>
                 {fork}
             </header>
-            {message.parts.into_iter().map(part_view).collect_view()}
+            {parts.into_iter().map(part_view).collect_view()}
         </article>
     }
+    .into_any()
 }
 
 fn part_view(part: MessagePart) -> AnyView {
@@ -61,6 +79,11 @@ fn part_view(part: MessagePart) -> AnyView {
             </details>
         }
         .into_any(),
+        MessagePart::ToolCall {
+            id,
+            name,
+            arguments,
+        } if name == TASK_TOOL => view! { <DelegationCard call_id=id arguments /> }.into_any(),
         MessagePart::ToolCall {
             name, arguments, ..
         } => {

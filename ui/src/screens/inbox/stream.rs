@@ -2,16 +2,18 @@
 //! it streams (text deltas batched per animation frame), and the commands
 //! that start, stop, resume or discard runs and queue messages behind them.
 
+use super::delegation::Delegation;
 use super::state::Inbox;
 use super::streamed::StreamedText;
 use crate::ipc::{EventStream, invoke};
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApiError, AppEvent, ErrorReason, Interrupt, MessageView, QueueAddParams, QueueRemoveParams,
-    QueuedMessage, Role, RunCancelParams, RunEvent, RunEventFrame, RunId, RunStartParams,
-    RunStatus, ThreadId, ThreadIdParams, ThreadSubscribeParams, ThreadViewingParams, cmd,
+    ApiError, ErrorReason, Interrupt, MessageView, QueueAddParams, QueueRemoveParams,
+    QueuedMessage, Role, RunCancelParams, RunEvent, RunEventFrame, RunId, RunStartParams, ThreadId,
+    ThreadIdParams, ThreadSubscribeParams, cmd,
 };
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A tool call of the live run, as its card shows it.
@@ -43,6 +45,8 @@ pub(crate) struct RunState {
     pub(crate) text: StreamedText,
     pub(crate) reasoning: RwSignal<String>,
     pub(crate) tools: RwSignal<Vec<ToolCard>>,
+    /// What each `task` call's subagent did, keyed by the call's id.
+    pub(crate) delegations: RwSignal<BTreeMap<String, Delegation>>,
     pub(crate) interrupt: RwSignal<Option<Interrupt>>,
     pub(crate) error: RwSignal<Option<ApiError>>,
     pub(crate) resumable: RwSignal<bool>,
@@ -76,6 +80,7 @@ impl RunState {
             text: StreamedText::new(),
             reasoning: RwSignal::new(String::new()),
             tools: RwSignal::new(Vec::new()),
+            delegations: RwSignal::new(BTreeMap::new()),
             interrupt: RwSignal::new(None),
             error: RwSignal::new(None),
             resumable: RwSignal::new(false),
@@ -90,6 +95,8 @@ impl RunState {
             finished: StoredValue::new(None),
         };
         inbox.context.set(None);
+        // The feed's delegation cards read the run's subagents from here.
+        provide_context(state);
         on_cleanup(move || {
             state.alive.with_value(|alive| alive.set(false));
             drop(state.stream.try_update_value(Option::take));
@@ -180,7 +187,10 @@ impl RunState {
     fn handle(self, frame: RunEventFrame) {
         self.last_seq.set_value(Some(frame.seq));
         if !frame.namespace.is_empty() {
-            return; // subagents: the activity panel, later
+            // A subagent's: its tool calls go to its delegation card; its
+            // text and messages are not the thread's answer.
+            self.handle_subagent(frame);
+            return;
         }
         match frame.event {
             RunEvent::TextDelta { text } => self.buffer(|p| p.text.push_str(&text)),
@@ -239,8 +249,19 @@ impl RunState {
                 }
             }),
             RunEvent::Interrupt { interrupt } => self.interrupt.set(Some(interrupt)),
-            // The delegation card is the `task` call's own card.
-            RunEvent::SubagentStarted { .. } | RunEvent::SubagentFinished { .. } => {}
+            RunEvent::SubagentStarted {
+                task_id,
+                skill,
+                ask,
+            } => self.delegations.update(|d| {
+                let delegation = d.entry(task_id).or_default();
+                delegation.skill = skill;
+                delegation.ask = ask;
+                delegation.status = None;
+            }),
+            RunEvent::SubagentFinished { task_id, status } => self.delegations.update(|d| {
+                d.entry(task_id).or_default().status = Some(status);
+            }),
             RunEvent::Usage {
                 input_tokens,
                 output_tokens,
@@ -431,69 +452,6 @@ impl RunState {
                 Err(error) => self.error.set(Some(error)),
             }
         });
-    }
-}
-
-/// Tells the host which thread is on screen, so runs ending elsewhere mark
-/// their threads unread.
-pub(crate) fn track_viewing(inbox: Inbox) {
-    Effect::new(move |_| {
-        let thread_id = inbox.selected.get();
-        leptos::task::spawn_local(async move {
-            let _ = invoke::<cmd::ThreadViewing>(&ThreadViewingParams { thread_id }).await;
-        });
-    });
-    on_cleanup(|| {
-        leptos::task::spawn_local(async {
-            let _ = invoke::<cmd::ThreadViewing>(&ThreadViewingParams { thread_id: None }).await;
-        });
-    });
-}
-
-/// Keeps every thread's queued messages as the host reports them.
-pub(crate) fn track_queues(inbox: Inbox) {
-    crate::events::listen(AppEvent::QUEUE_CHANGED, move |event| {
-        if let AppEvent::QueueChanged { thread_id, queued } = event {
-            inbox.queues.update(|q| q.replace(thread_id, queued));
-        }
-    });
-}
-
-/// Keeps the sidebar's running dots current from the host's activity events.
-pub(crate) fn track_running(inbox: Inbox) {
-    crate::events::listen(AppEvent::ACTIVITY, move |event| {
-        if let AppEvent::Activity {
-            thread_id, status, ..
-        } = event
-        {
-            inbox.running.update(|r| {
-                if status == RunStatus::Running {
-                    r.insert(thread_id);
-                } else {
-                    r.remove(&thread_id);
-                }
-            });
-        }
-    });
-}
-
-/// The status bar's context gauge: tokens used of the model's window.
-#[component]
-pub(crate) fn ContextGauge() -> impl IntoView {
-    let inbox = super::state::use_inbox();
-    move || {
-        inbox.context.get().map(|(used, window)| {
-            let percent = if window == 0 { 0 } else { (used * 100 / u64::from(window)).min(100) };
-            let (warning, danger) = ((75..90).contains(&percent), percent >= 90);
-            view! {
-                <span class="statusbar__item gauge" data-testid="context-gauge" title=format!("{used} of {window} tokens")
-                    class:gauge--warning=warning class:gauge--danger=danger>
-                    "context "
-                    <progress class="gauge__bar" max="100" value=percent></progress>
-                    {format!(" {percent}%")}
-                </span>
-            }
-        })
     }
 }
 
