@@ -199,6 +199,21 @@ async fn a_skill_written_in_the_editor_is_delegated_to_and_switched_off() -> Res
         let offered = tools_of(&run);
         ensure!(!offered.contains(&"task".to_owned()), "tools offered: {offered:?}");
         ensure!(offered.contains(&"ls".to_owned()), "the built-in tools stay: {offered:?}");
+
+        // Opened again later, the delegation still shows the subagent's call.
+        app.eval(
+            "const row = [...document.querySelectorAll('[data-testid=thread-row]')]
+                .find(r => r.textContent.includes('San Marzano'));
+             row.querySelector('.thread__main').click();
+             return null;",
+        )
+        .await?;
+        app.wait_for_value(
+            "const el = document.querySelector('[data-testid=delegation-tool-call_task]');
+             return !!el && el.textContent.includes('/ is empty.')",
+            &json!(true),
+        )
+        .await?;
         Ok(())
     })
     .await

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod convert;
+mod delegations;
 mod export;
 
 pub(crate) use convert::{message_view, summary};
@@ -129,6 +130,9 @@ impl ThreadService {
         )
         .map_err(store_err)?;
         let last_run = last_runs.remove(&thread.id);
+        let delegations = delegations::delegations(store, &thread.id, &page.messages)
+            .await
+            .map_err(store_err)?;
         Ok(ThreadDetail {
             thread: self.with_runs(summary(thread), last_run),
             messages: page.messages.iter().map(message_view).collect(),
@@ -141,6 +145,7 @@ impl ThreadService {
                 .and_then(|value| serde_json::from_value(value).ok()),
             queued,
             resumable,
+            delegations,
         })
     }
 

@@ -87,6 +87,7 @@ pub use thread::{
     ThreadGetParams, ThreadId, ThreadIdParams, ThreadListParams, ThreadListResponse,
     ThreadSearchParams, ThreadSource, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
 };
+pub use thread::{DelegatedCall, DelegationView};
 pub use trigger::{
     OccurrenceList, OccurrenceListParams, OccurrenceReason, OccurrenceStatus, OccurrenceView,
     TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES, TRIGGER_PROMPT_MAX_CHARS, TriggerFired,

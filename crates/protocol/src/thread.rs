@@ -182,6 +182,31 @@ pub struct ThreadDetail {
     /// A run the app's restart interrupted: offer `run_resume` / `run_discard`.
     #[serde(default)]
     pub resumable: bool,
+    /// What the subagents of this page's `task` calls did, for their cards.
+    #[serde(default)]
+    pub delegations: Vec<DelegationView>,
+}
+
+/// One `task` call's subagent as stored: its tool calls and their results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DelegationView {
+    /// The `task` call's id.
+    pub task_id: String,
+    pub skill: String,
+    /// In the order the subagent made them.
+    pub tool_calls: Vec<DelegatedCall>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DelegatedCall {
+    pub call_id: String,
+    pub name: String,
+    pub arguments: serde_json::Value,
+    /// `None` while it has no result (it was waiting, or stopped).
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default)]
+    pub is_error: bool,
 }
 
 /// Moves a thread: into a folder, or back to the inbox with `None`.

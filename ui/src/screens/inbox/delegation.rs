@@ -6,7 +6,9 @@
 use super::live::ToolCardView;
 use super::stream::{RunState, ToolCard};
 use leptos::prelude::*;
-use pizza_protocol::{MessagePart, MessageView, RunEvent, RunEventFrame, RunStatus};
+use pizza_protocol::{
+    DelegationView, MessagePart, MessageView, RunEvent, RunEventFrame, RunStatus,
+};
 
 /// The name of the orchestrator's delegation tool.
 pub(crate) const TASK_TOOL: &str = "task";
@@ -65,6 +67,44 @@ impl RunState {
             }
             _ => {}
         }
+    }
+}
+
+impl RunState {
+    /// Delegations read with the thread, for cards of subagents that ran
+    /// before this window watched; live frames add to them.
+    pub(crate) fn seed_delegations(self, views: Vec<DelegationView>) {
+        if views.is_empty() {
+            return;
+        }
+        self.delegations.update(|d| {
+            for view in views {
+                let delegation = d.entry(view.task_id).or_default();
+                if delegation.skill.is_empty() {
+                    delegation.skill = view.skill;
+                }
+                for call in view.tool_calls {
+                    let result = call.result.map(|text| (text, call.is_error));
+                    match delegation
+                        .tools
+                        .iter_mut()
+                        .find(|c| c.call_id == call.call_id)
+                    {
+                        Some(card) => {
+                            if card.result.is_none() {
+                                card.result = result;
+                            }
+                        }
+                        None => delegation.tools.push(ToolCard {
+                            call_id: call.call_id,
+                            name: call.name,
+                            arguments: call.arguments,
+                            result,
+                        }),
+                    }
+                }
+            }
+        });
     }
 }
 

@@ -156,6 +156,7 @@ fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: O
         feed.messages.set(detail.messages);
         run.resumable.set(detail.resumable);
         run.interrupt.set(detail.pending_interrupt);
+        run.seed_delegations(std::mem::take(&mut detail.delegations));
         let queued = std::mem::take(&mut detail.queued);
         inbox
             .queues
