@@ -102,7 +102,7 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
             {move || feed.notice.get().map(|n| view! { <p class="quiet-notice" role="status" data-testid="pane-notice">{n}</p> })}
             <div class="feed" data-testid="feed" on:click=move |ev| feed_click(&ev)>
                 <Show when=move || feed.more_before.get()>
-                    <button class="feed__more link" data-testid="load-earlier" on:click=move |_| load_earlier(inbox, feed)>"Load earlier messages"</button>
+                    <button class="feed__more link" data-testid="load-earlier" on:click=move |_| load_earlier(inbox, feed, run)>"Load earlier messages"</button>
                 </Show>
                 <Show when=move || feed.messages.with(Vec::is_empty) && feed.thread.with(Option::is_some) && !run.running()>
                     <Welcome run />
@@ -199,7 +199,7 @@ fn scroll_to(focus_seq: Option<i64>) {
     }
 }
 
-fn load_earlier(inbox: Inbox, feed: Feed) {
+fn load_earlier(inbox: Inbox, feed: Feed, run: RunState) {
     let Some(thread) = feed.thread.get_untracked() else {
         return;
     };
@@ -211,8 +211,9 @@ fn load_earlier(inbox: Inbox, feed: Feed) {
             limit: Some(PAGE),
         };
         match invoke::<cmd::ThreadGet>(&params).await {
-            Ok(page) => {
+            Ok(mut page) => {
                 feed.more_before.set(page.has_more_before);
+                run.seed_delegations(std::mem::take(&mut page.delegations));
                 feed.messages.update(|messages| {
                     let mut earlier = page.messages;
                     earlier.append(messages);
