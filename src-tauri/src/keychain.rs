@@ -34,12 +34,16 @@ impl KeychainSecrets {
 
 impl SecretStore for KeychainSecrets {
     fn set(&self, key: &str, value: &str) -> Result<(), SecretError> {
+        crate::logging::remember_secret(value);
         self.entry(key)?.set_password(value).map_err(map_error)
     }
 
     fn get(&self, key: &str) -> Result<Option<String>, SecretError> {
         match self.entry(key)?.get_password() {
-            Ok(value) => Ok(Some(value)),
+            Ok(value) => {
+                crate::logging::remember_secret(&value);
+                Ok(Some(value))
+            }
             Err(keyring::Error::NoEntry) => Ok(None),
             Err(error) => Err(map_error(error)),
         }

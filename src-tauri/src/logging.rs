@@ -2,16 +2,24 @@
 //!
 //! Filtering follows `RUST_LOG` (default `info`). Nothing logged anywhere in
 //! the app may contain secrets or message bodies; the files only make that
-//! mistake last longer, they do not cause it.
+//! mistake last longer, they do not cause it. As a second line of defence
+//! every line is scrubbed of secret-shaped values and of the secrets the
+//! keychain handled ([`redact`]).
+
+mod redact;
 
 use file_rotate::{ContentLimit, FileRotate, compression::Compression, suffix::AppendCount};
 use std::path::Path;
-use tracing_appender::non_blocking::WorkerGuard;
+use tracing_appender::non_blocking::{NonBlocking, WorkerGuard};
+
+use redact::Redacting;
+pub(crate) use redact::remember_secret;
 use tracing_subscriber::{EnvFilter, fmt, layer::SubscriberExt, util::SubscriberInitExt};
 
 /// Each log file is capped here; with `KEPT_FILES` the total stays ≤ 20 MB.
 const FILE_BYTES: usize = 4 * 1024 * 1024;
 const KEPT_FILES: usize = 4;
+const LOG_FILE: &str = "pizza-bot.log";
 
 /// Keeps the background log writer alive; dropping it flushes the file.
 #[derive(Debug)]
@@ -23,27 +31,17 @@ pub(crate) struct LogGuard {
 pub(crate) fn init_stderr_only() -> LogGuard {
     let _ = tracing_subscriber::registry()
         .with(filter())
-        .with(fmt::layer().with_writer(std::io::stderr))
+        .with(fmt::layer().with_writer(Redacting(std::io::stderr)))
         .try_init();
     LogGuard { _file: None }
 }
 
 pub(crate) fn init(logs_dir: &Path) -> LogGuard {
-    let file = std::fs::create_dir_all(logs_dir).map(|()| {
-        let rotate = FileRotate::new(
-            logs_dir.join("pizza-bot.log"),
-            AppendCount::new(KEPT_FILES),
-            ContentLimit::BytesSurpassed(FILE_BYTES),
-            Compression::None,
-            Some(private_file_options()),
-        );
-        tracing_appender::non_blocking(rotate)
-    });
-    match file {
+    match file_writer(logs_dir) {
         Ok((writer, guard)) => {
             let _ = tracing_subscriber::registry()
                 .with(filter())
-                .with(fmt::layer().with_writer(std::io::stderr))
+                .with(fmt::layer().with_writer(Redacting(std::io::stderr)))
                 .with(fmt::layer().with_ansi(false).with_writer(writer))
                 .try_init();
             LogGuard { _file: Some(guard) }
@@ -54,6 +52,21 @@ pub(crate) fn init(logs_dir: &Path) -> LogGuard {
             guard
         }
     }
+}
+
+/// The rotated, owner-only log files in `logs_dir`, written in the
+/// background, every line scrubbed.
+fn file_writer(logs_dir: &Path) -> std::io::Result<(Redacting<NonBlocking>, WorkerGuard)> {
+    std::fs::create_dir_all(logs_dir)?;
+    let rotate = FileRotate::new(
+        logs_dir.join(LOG_FILE),
+        AppendCount::new(KEPT_FILES),
+        ContentLimit::BytesSurpassed(FILE_BYTES),
+        Compression::None,
+        Some(private_file_options()),
+    );
+    let (writer, guard) = tracing_appender::non_blocking(rotate);
+    Ok((Redacting(writer), guard))
 }
 
 fn private_file_options() -> std::fs::OpenOptions {
@@ -69,4 +82,33 @@ fn private_file_options() -> std::fs::OpenOptions {
 
 fn filter() -> EnvFilter {
     EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_logged_by_mistake_is_redacted_in_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (writer, guard) = file_writer(dir.path()).unwrap();
+        let subscriber =
+            tracing_subscriber::registry().with(fmt::layer().with_ansi(false).with_writer(writer));
+        remember_secret("my-keychain-secret-42");
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::warn!(
+                header = "Bearer abcdefgh12345678",
+                "request failed with key sk-ant-api03-DEADBEEF0001 and my-keychain-secret-42"
+            );
+        });
+        drop(guard); // flushes the background writer
+        let logged = std::fs::read_to_string(dir.path().join(LOG_FILE)).unwrap();
+        assert!(
+            logged.contains("request failed with key [redacted]"),
+            "{logged}"
+        );
+        for secret in ["DEADBEEF", "abcdefgh12345678", "my-keychain-secret-42"] {
+            assert!(!logged.contains(secret), "{secret} in {logged}");
+        }
+    }
 }
