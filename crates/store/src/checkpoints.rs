@@ -15,7 +15,7 @@ use crate::clock::new_id;
 use crate::error::{Error, Result};
 use crate::messages::{Message, NewMessage, Role, insert_message, messages_upto};
 use crate::store::Store;
-use crate::text::{clamp_limit, from_json, preview, to_json};
+use crate::text::{INTERIM_TITLE_MAX_CHARS, clamp_limit, from_json, one_line, preview, to_json};
 
 /// The longest state-file path accepted.
 pub const FILE_PATH_MAX_CHARS: usize = 1024;
@@ -482,9 +482,16 @@ pub(crate) async fn commit_in(
     .await?;
 
     let preview = preview_of(messages.iter());
+    // Until it has a title, a thread is listed under its first message.
+    let interim_title = messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| one_line(&m.text, INTERIM_TITLE_MAX_CHARS))
+        .find(|t| !t.is_empty());
     sqlx::query(
         "UPDATE threads SET last_seq = ?, last_step = ?, files_version = ?, \
-         head_checkpoint_id = ?, last_activity_at = ?, preview = COALESCE(?, preview) \
+         head_checkpoint_id = ?, last_activity_at = ?, preview = COALESCE(?, preview), \
+         title = CASE WHEN title = '' AND user_titled = 0 THEN COALESCE(?, title) ELSE title END \
          WHERE id = ?",
     )
     .bind(seq)
@@ -493,6 +500,7 @@ pub(crate) async fn commit_in(
     .bind(&checkpoint.id)
     .bind(now)
     .bind(preview)
+    .bind(interim_title)
     .bind(thread_id)
     .execute(&mut *tx)
     .await?;

@@ -8,6 +8,8 @@ use crate::error::{Error, Result};
 pub(crate) const PREVIEW_MAX_CHARS: usize = 140;
 pub(crate) const TITLE_MAX_CHARS: usize = 200;
 pub(crate) const FOLDER_NAME_MAX_CHARS: usize = 80;
+/// An untitled thread is listed under the start of its first message, this long.
+pub(crate) const INTERIM_TITLE_MAX_CHARS: usize = 60;
 
 /// Trims `value` and refuses it when empty or longer than `max` characters.
 pub(crate) fn required(what: &str, value: &str, max: usize) -> Result<String> {
@@ -26,13 +28,18 @@ pub(crate) fn required(what: &str, value: &str, max: usize) -> Result<String> {
 
 /// One line of at most [`PREVIEW_MAX_CHARS`] characters, whitespace collapsed.
 pub(crate) fn preview(text: &str) -> String {
+    one_line(text, PREVIEW_MAX_CHARS)
+}
+
+/// One line of at most `max` characters, whitespace collapsed, cut with `…`.
+pub(crate) fn one_line(text: &str, max: usize) -> String {
     let mut out = String::new();
     let mut count = 0;
     for word in text.split_whitespace() {
         let sep = usize::from(count > 0);
         let len = word.chars().count();
-        if count + sep + len > PREVIEW_MAX_CHARS {
-            let room = PREVIEW_MAX_CHARS.saturating_sub(count + sep + 1);
+        if count + sep + len > max {
+            let room = max.saturating_sub(count + sep + 1);
             if room > 0 {
                 if sep == 1 {
                     out.push(' ');

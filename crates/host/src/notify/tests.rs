@@ -136,7 +136,8 @@ async fn a_failed_run_gives_the_errors_hint_and_a_cancel_is_silent() {
     assert_eq!(shown[0].summary, "Run failed");
     assert_eq!(shown[0].kind, NotificationKind::Failed);
     let (title, hint) = shown[0].body.split_once('\n').unwrap();
-    assert_eq!(title, "Untitled thread");
+    // Untitled, the thread is named by the start of its first message.
+    assert_eq!(title, "hello");
     let status = host.store().thread_runs(&thread, 1).await.unwrap();
     let error = status[0].error.clone().unwrap();
     assert_eq!(hint, error.message);
@@ -204,7 +205,7 @@ async fn a_paused_run_asks_for_action_naming_the_tool() {
         vec![note(
             &thread,
             "Action required",
-            "Untitled thread\nWrite file needs your approval.",
+            "save a note\nWrite file needs your approval.",
             NotificationKind::ActionRequired,
         )]
     );

@@ -332,3 +332,61 @@ async fn concurrent_commits_from_clones_keep_seqs_contiguous() {
         assert!(pair[0].text.ends_with('a') && pair[1].text == "b");
     }
 }
+
+#[tokio::test]
+async fn an_untitled_thread_is_listed_under_the_start_of_its_first_message() {
+    let t = open().await;
+    let th = new_thread(&t.store).await;
+    assert_eq!(th.title, "");
+    let long =
+        "Plan   a week of pizza nights\nwith a different dough each night and a shopping list";
+    t.commit(
+        &th.id,
+        StepCommit {
+            messages: vec![user(long)],
+            ..StepCommit::default()
+        },
+    )
+    .await;
+    let interim = t.store.thread(&th.id).await.unwrap().title;
+    assert!(
+        interim.starts_with("Plan a week of pizza nights with a different dough each"),
+        "{interim}"
+    );
+    assert!(
+        interim.ends_with('…') && interim.chars().count() <= 60,
+        "{interim}"
+    );
+
+    // A later message leaves it; the automatic title replaces it.
+    t.commit(
+        &th.id,
+        StepCommit {
+            messages: vec![assistant("Sure."), user("And desserts?")],
+            ..StepCommit::default()
+        },
+    )
+    .await;
+    assert_eq!(t.store.thread(&th.id).await.unwrap().title, interim);
+    assert!(t.store.set_auto_title(&th.id, "Pizza week").await.unwrap());
+    assert_eq!(t.store.thread(&th.id).await.unwrap().title, "Pizza week");
+
+    // A title the person gave is never replaced.
+    let named = t
+        .store
+        .create_thread(pizza_store::NewThread {
+            title: Some("Mine".into()),
+            ..pizza_store::NewThread::default()
+        })
+        .await
+        .unwrap();
+    t.commit(
+        &named.id,
+        StepCommit {
+            messages: vec![user("hello there")],
+            ..StepCommit::default()
+        },
+    )
+    .await;
+    assert_eq!(t.store.thread(&named.id).await.unwrap().title, "Mine");
+}
