@@ -93,56 +93,24 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
     }
 
     fn choose_save_file(&self, dialog: SaveDialog) -> Option<PathBuf> {
-        use tauri_plugin_dialog::DialogExt;
-        // Automated runs have no one to click the dialog: whoever starts the
-        // app may answer it in advance (the page never can).
-        if let Some(answer) = std::env::var_os(SAVE_DIALOG_ANSWER) {
-            tracing::info!(path = ?answer, "save dialog answered by {SAVE_DIALOG_ANSWER}");
-            return Some(PathBuf::from(answer));
+        if let Some(answer) = answered(SAVE_DIALOG_ANSWER, "save") {
+            return Some(answer);
         }
-        let mut builder = self
-            .app
-            .dialog()
-            .file()
-            .set_title(dialog.title)
+        let chosen = self
+            .file_dialog(dialog.title, dialog.filter_name, &dialog.extension)
             .set_file_name(dialog.suggested_name)
-            .add_filter(dialog.filter_name, &[dialog.extension.as_str()]);
-        if let Some(window) = self.app.get_webview_window("main") {
-            builder = builder.set_parent(&window);
-        }
-        let chosen = builder.blocking_save_file()?;
-        match chosen.into_path() {
-            Ok(path) => Some(path),
-            Err(error) => {
-                tracing::warn!(%error, "the save dialog answered something that is not a file");
-                None
-            }
-        }
+            .blocking_save_file()?;
+        chosen_path(chosen, "save")
     }
 
     fn choose_open_file(&self, dialog: OpenDialog) -> Option<PathBuf> {
-        use tauri_plugin_dialog::DialogExt;
-        if let Some(answer) = std::env::var_os(OPEN_DIALOG_ANSWER) {
-            tracing::info!(path = ?answer, "open dialog answered by {OPEN_DIALOG_ANSWER}");
-            return Some(PathBuf::from(answer));
+        if let Some(answer) = answered(OPEN_DIALOG_ANSWER, "open") {
+            return Some(answer);
         }
-        let mut builder = self
-            .app
-            .dialog()
-            .file()
-            .set_title(dialog.title)
-            .add_filter(dialog.filter_name, &[dialog.extension.as_str()]);
-        if let Some(window) = self.app.get_webview_window("main") {
-            builder = builder.set_parent(&window);
-        }
-        let chosen = builder.blocking_pick_file()?;
-        match chosen.into_path() {
-            Ok(path) => Some(path),
-            Err(error) => {
-                tracing::warn!(%error, "the open dialog answered something that is not a file");
-                None
-            }
-        }
+        let chosen = self
+            .file_dialog(dialog.title, dialog.filter_name, &dialog.extension)
+            .blocking_pick_file()?;
+        chosen_path(chosen, "open")
     }
 
     fn open_link(&self, url: &str) -> Result<(), String> {
@@ -155,5 +123,45 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
 
     fn set_start_at_login(&self, on: bool) -> Result<(), String> {
         crate::autostart::set_start_at_login(on)
+    }
+}
+
+impl<R: Runtime> TauriShell<R> {
+    /// A native file dialog over the main window, filtered to one extension.
+    fn file_dialog(
+        &self,
+        title: String,
+        filter_name: String,
+        extension: &str,
+    ) -> tauri_plugin_dialog::FileDialogBuilder<R> {
+        use tauri_plugin_dialog::DialogExt;
+        let mut builder = self
+            .app
+            .dialog()
+            .file()
+            .set_title(title)
+            .add_filter(filter_name, &[extension]);
+        if let Some(window) = self.app.get_webview_window("main") {
+            builder = builder.set_parent(&window);
+        }
+        builder
+    }
+}
+
+/// Automated runs have no one to click a dialog: whoever starts the app may
+/// answer it in advance through `env` (the page never can).
+fn answered(env: &str, kind: &str) -> Option<PathBuf> {
+    let answer = std::env::var_os(env)?;
+    tracing::info!(path = ?answer, "{kind} dialog answered by {env}");
+    Some(PathBuf::from(answer))
+}
+
+fn chosen_path(chosen: tauri_plugin_dialog::FilePath, kind: &str) -> Option<PathBuf> {
+    match chosen.into_path() {
+        Ok(path) => Some(path),
+        Err(error) => {
+            tracing::warn!(%error, "the {kind} dialog answered something that is not a file");
+            None
+        }
     }
 }
