@@ -38,16 +38,12 @@ impl RunState {
                 name,
                 arguments,
             } => self.delegations.update(|d| {
-                let tools = &mut d.entry(task_id).or_default().tools;
-                // A replayed frame (after a resubscribe) adds no second card.
-                if !tools.iter().any(|c| c.call_id == call_id) {
-                    tools.push(ToolCard {
-                        call_id,
-                        name,
-                        arguments,
-                        result: None,
-                    });
-                }
+                ToolCard::started(
+                    &mut d.entry(task_id).or_default().tools,
+                    call_id,
+                    name,
+                    arguments,
+                );
             }),
             RunEvent::ToolFinished {
                 call_id,
@@ -56,9 +52,7 @@ impl RunState {
                 ..
             } => self.delegations.update(|d| {
                 let tools = &mut d.entry(task_id).or_default().tools;
-                if let Some(card) = tools.iter_mut().find(|c| c.call_id == call_id) {
-                    card.result = Some((result, is_error));
-                }
+                ToolCard::finished(tools, &call_id, result, is_error);
             }),
             // The thread's own interrupt (which names the skill) replaces
             // this one when it comes; until then the card is shown from it.

@@ -26,6 +26,33 @@ pub(crate) struct ToolCard {
     pub(crate) result: Option<(String, bool)>,
 }
 
+impl ToolCard {
+    /// Adds the card of a call that started; a replayed frame (after a
+    /// resubscribe) adds no second card.
+    pub(crate) fn started(
+        cards: &mut Vec<ToolCard>,
+        call_id: String,
+        name: String,
+        arguments: serde_json::Value,
+    ) {
+        if !cards.iter().any(|c| c.call_id == call_id) {
+            cards.push(ToolCard {
+                call_id,
+                name,
+                arguments,
+                result: None,
+            });
+        }
+    }
+
+    /// Gives the card of `call_id` its result.
+    pub(crate) fn finished(cards: &mut [ToolCard], call_id: &str, result: String, is_error: bool) {
+        if let Some(card) = cards.iter_mut().find(|c| c.call_id == call_id) {
+            card.result = Some((result, is_error));
+        }
+    }
+}
+
 /// Deltas received since the last animation frame.
 #[derive(Default)]
 struct Pending {
@@ -230,24 +257,17 @@ impl RunState {
                 call_id,
                 name,
                 arguments,
-            } => self.tools.update(|t| {
-                t.push(ToolCard {
-                    call_id,
-                    name,
-                    arguments,
-                    result: None,
-                });
-            }),
+            } => self
+                .tools
+                .update(|t| ToolCard::started(t, call_id, name, arguments)),
             RunEvent::ToolFinished {
                 call_id,
                 result,
                 is_error,
                 ..
-            } => self.tools.update(|t| {
-                if let Some(card) = t.iter_mut().find(|c| c.call_id == call_id) {
-                    card.result = Some((result, is_error));
-                }
-            }),
+            } => self
+                .tools
+                .update(|t| ToolCard::finished(t, &call_id, result, is_error)),
             RunEvent::Interrupt { interrupt } => self.interrupt.set(Some(interrupt)),
             RunEvent::SubagentStarted {
                 task_id,
