@@ -235,6 +235,42 @@ commands! {
     /// Asks for a skill ZIP in the native open dialog; `None` when the
     /// person cancelled.
     SkillImportChoose = "skill_import_choose", crate::SkillImportChooseParams => Option<String>;
+    /// Every configured MCP server (env and header values redacted) with
+    /// its status, tools and stderr tail.
+    McpServerList = "mcp_server_list", crate::McpServerListParams => crate::McpServerList;
+    /// Adds or replaces a server in `.mcp.json` (secret values go to the
+    /// keychain); it connects in the background.
+    McpServerSave = "mcp_server_save", crate::McpServerSaveParams => crate::McpServerView;
+    /// Removes a server; `RESOURCE_IN_USE` while an enabled skill needs it.
+    McpServerDelete = "mcp_server_delete", crate::McpServerIdParams => ();
+    /// Switches a server on or off; off is `RESOURCE_IN_USE` while an
+    /// enabled skill needs it.
+    McpServerSetEnabled = "mcp_server_set_enabled", crate::McpServerSetEnabledParams => crate::McpServerView;
+    /// Connects again a server in `error` or `crashed`, now.
+    McpServerReconnect = "mcp_server_reconnect", crate::McpServerIdParams => crate::McpServerView;
+    /// Marks a server's tools reviewed in their current definition.
+    McpToolReview = "mcp_tool_review", crate::McpToolReviewParams => crate::McpServerView;
+    /// Drafts a skill that uses every tool of a connected server.
+    McpSkillDraft = "mcp_skill_draft", crate::McpServerIdParams => crate::McpSkillDraft;
+    /// What an import would bring in, clashes flagged; nothing is written.
+    McpImportPreview = "mcp_import_preview", crate::McpImportPreviewParams => crate::McpImportPreview;
+    /// Brings the chosen servers in.
+    McpImport = "mcp_import", crate::McpImportParams => crate::McpServerList;
+    /// Every plugin found, with its status and what it ships.
+    PluginList = "plugin_list", crate::PluginListParams => crate::PluginList;
+    /// What installing this ZIP or folder would bring in, for the trust prompt.
+    PluginInstallPreview = "plugin_install_preview", crate::PluginInstallParams => crate::PluginInstallPreview;
+    /// Installs a plugin from a ZIP or folder (replacing one of its name).
+    PluginInstall = "plugin_install", crate::PluginInstallParams => crate::PluginView;
+    /// Removes an installed plugin, stopping its servers first.
+    PluginRemove = "plugin_remove", crate::PluginNameParams => ();
+    /// Switches a plugin (its skills and servers) on or off.
+    PluginSetEnabled = "plugin_set_enabled", crate::PluginSetEnabledParams => crate::PluginView;
+    /// Asks for a plugin ZIP or folder in the native open dialog; `None`
+    /// when the person cancelled.
+    PluginInstallChoose = "plugin_install_choose", crate::PluginInstallChooseParams => Option<String>;
+    /// Asks for an MCP configuration file to import; `None` when cancelled.
+    McpImportChoose = "mcp_import_choose", crate::SkillImportChooseParams => Option<String>;
     /// The automations switch, start at login and the webhook listener.
     AutomationsGet = "automations_get", crate::AutomationsGetParams => crate::Automations;
     /// Changes them; absent fields stay as they are.

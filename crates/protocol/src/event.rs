@@ -51,6 +51,14 @@ pub enum AppEvent {
     /// The skills catalog changed (saved, deleted, switched, imported, or
     /// edited on disk); the Skills page should re-read it.
     SkillsChanged,
+    /// An MCP server's status settled (or its configuration changed); the
+    /// MCP page and the status bar should re-read the list.
+    McpStatus {
+        id: String,
+        status: crate::McpStatus,
+    },
+    /// Plugins were installed, removed or switched.
+    PluginsChanged,
 }
 
 impl AppEvent {
@@ -61,6 +69,8 @@ impl AppEvent {
     pub const AUTOMATIONS_CHANGED: &'static str = "automations_changed";
     pub const TRIGGERS_CHANGED: &'static str = "triggers_changed";
     pub const SKILLS_CHANGED: &'static str = "skills_changed";
+    pub const MCP_STATUS: &'static str = "mcp_status";
+    pub const PLUGINS_CHANGED: &'static str = "plugins_changed";
     /// Every app event name.
     pub const NAMES: &'static [&'static str] = &[
         Self::THREADS_CHANGED,
@@ -70,6 +80,8 @@ impl AppEvent {
         Self::AUTOMATIONS_CHANGED,
         Self::TRIGGERS_CHANGED,
         Self::SKILLS_CHANGED,
+        Self::MCP_STATUS,
+        Self::PLUGINS_CHANGED,
     ];
 
     /// The Tauri event name.
@@ -82,6 +94,8 @@ impl AppEvent {
             Self::AutomationsChanged { .. } => Self::AUTOMATIONS_CHANGED,
             Self::TriggersChanged { .. } => Self::TRIGGERS_CHANGED,
             Self::SkillsChanged => Self::SKILLS_CHANGED,
+            Self::McpStatus { .. } => Self::MCP_STATUS,
+            Self::PluginsChanged => Self::PLUGINS_CHANGED,
         }
     }
 }
@@ -158,6 +172,11 @@ mod tests {
             },
             AppEvent::TriggersChanged { trigger_id: None },
             AppEvent::SkillsChanged,
+            AppEvent::McpStatus {
+                id: "time".into(),
+                status: crate::McpStatus::Connected,
+            },
+            AppEvent::PluginsChanged,
         ];
         let names: Vec<&str> = events.iter().map(AppEvent::name).collect();
         assert_eq!(names, AppEvent::NAMES);

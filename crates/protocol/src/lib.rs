@@ -10,8 +10,10 @@ mod event;
 mod folder;
 mod grant;
 mod link;
+mod mcp;
 mod memory;
 mod notification;
+mod plugin;
 mod provider;
 mod run;
 mod run_commands;
@@ -47,12 +49,22 @@ pub use grant::{
     GrantRemoveParams, GrantUpdateParams, GrantView,
 };
 pub use link::{LINK_MAX, LinkOpenParams, is_external_link};
+pub use mcp::{
+    McpEntryValue, McpImportCandidate, McpImportParams, McpImportPreview, McpImportPreviewParams,
+    McpImportSource, McpKeyValue, McpServerEntry, McpServerIdParams, McpServerList,
+    McpServerListParams, McpServerSaveParams, McpServerSetEnabledParams, McpServerView,
+    McpSkillDraft, McpStatus, McpToolReviewParams, McpToolView, McpTransportKind, REDACTED,
+};
 pub use memory::{
     MEMORY_CONTENT_MAX, MEMORY_NAME_MAX, MEMORY_PREVIEW_CHARS, MemoryEntry, MemoryFile, MemoryList,
     MemoryListParams, MemoryNameParams, MemoryWriteParams,
 };
 pub use notification::{
     NotificationStatus, NotificationStatusParams, NotificationTakePendingParams,
+};
+pub use plugin::{
+    PluginInstallChooseParams, PluginInstallParams, PluginInstallPreview, PluginList,
+    PluginListParams, PluginNameParams, PluginSetEnabledParams, PluginStatus, PluginView,
 };
 pub use provider::{
     AuthField, AuthFieldKind, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams,
@@ -71,7 +83,8 @@ pub use run_commands::{
 };
 pub use scope::{QUICK_ASK_COMMANDS, WindowScope};
 pub use settings::{
-    AgentSettings, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS_LIMIT,
+    AgentSettings, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_MCP_TOOL_TIMEOUT_SECS, MAX_TOOL_CALLS_LIMIT, MCP_TOOL_TIMEOUT_MAX_SECS,
     NotificationPrefs, PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch, Theme,
 };
 pub use skill::{

@@ -46,6 +46,10 @@ pub const DEFAULT_MAX_TOOL_CALLS: i64 = 100;
 pub const MAX_TOOL_CALLS_LIMIT: i64 = 10_000;
 /// Tool calls per subagent invocation when the person set none.
 pub const DEFAULT_MAX_SUBAGENT_TOOL_CALLS: i64 = 150;
+/// Seconds one MCP tool call may take when the person set none.
+pub const DEFAULT_MCP_TOOL_TIMEOUT_SECS: i64 = 60;
+/// The longest MCP tool-call timeout that can be set, in seconds.
+pub const MCP_TOOL_TIMEOUT_MAX_SECS: i64 = 3_600;
 
 /// The agent's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +63,8 @@ pub struct AgentSettings {
     /// A skill's tool calls each time the agent delegates to it; `-1`: no
     /// limit (it is still bounded by its model calls).
     pub max_subagent_tool_calls: i64,
+    /// Seconds one MCP tool call may take before it is cancelled.
+    pub mcp_tool_timeout_secs: i64,
 }
 
 impl Default for AgentSettings {
@@ -67,6 +73,7 @@ impl Default for AgentSettings {
             persona: String::new(),
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
             max_subagent_tool_calls: DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
+            mcp_tool_timeout_secs: DEFAULT_MCP_TOOL_TIMEOUT_SECS,
         }
     }
 }
@@ -115,4 +122,7 @@ pub struct SettingsPatch {
     /// `-1` or 1 to [`MAX_TOOL_CALLS_LIMIT`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_subagent_tool_calls: Option<i64>,
+    /// 1 to [`MCP_TOOL_TIMEOUT_MAX_SECS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_tool_timeout_secs: Option<i64>,
 }
