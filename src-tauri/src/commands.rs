@@ -6,8 +6,10 @@ mod approvals;
 mod desktop;
 mod folders;
 mod grants;
+mod mcp;
 mod memory;
 mod notifications;
+mod plugins;
 mod providers;
 mod runs;
 mod settings;
@@ -31,4 +33,6 @@ pub(crate) fn register_all(registry: &mut CommandRegistry) {
     notifications::register(registry);
     triggers::register(registry);
     skills::register(registry);
+    mcp::register(registry);
+    plugins::register(registry);
 }

@@ -113,6 +113,18 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
         chosen_path(chosen, "open")
     }
 
+    fn choose_folder(&self, title: String) -> Option<PathBuf> {
+        if let Some(answer) = answered(OPEN_DIALOG_ANSWER, "folder") {
+            return Some(answer);
+        }
+        use tauri_plugin_dialog::DialogExt;
+        let mut builder = self.app.dialog().file().set_title(title);
+        if let Some(window) = self.app.get_webview_window("main") {
+            builder = builder.set_parent(&window);
+        }
+        chosen_path(builder.blocking_pick_folder()?, "folder")
+    }
+
     fn open_link(&self, url: &str) -> Result<(), String> {
         crate::links::open_external(url)
     }

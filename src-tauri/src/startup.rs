@@ -67,6 +67,8 @@ pub(crate) fn run() -> ExitCode {
     }
     let code = app.run_return(on_run_event);
     if let Some(host) = host {
+        // Whatever way the app ends, no MCP server process outlives it.
+        host.kill_mcp_servers();
         // Checkpoint the WAL and release the database before the process ends.
         tauri::async_runtime::block_on(host.close());
     }
@@ -176,6 +178,10 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
             // plugged in (start at login reads through it).
             if let Err(error) = host.start_automations().await {
                 tracing::warn!(code = %error.code, "automations could not start");
+            }
+            // MCP servers connect in the background; nothing waits for them.
+            if let Err(error) = host.start_mcp().await {
+                tracing::warn!(code = %error.code, message = %error.message, "MCP servers could not start");
             }
             // Skills edited by hand in the data root show without a restart.
             if let Err(error) = host.start_skill_watch().await {

@@ -58,6 +58,12 @@ pub trait DesktopShell: Send + Sync {
         let _ = dialog;
         None
     }
+    /// Shows the native folder picker and waits (`None`: cancelled, or no
+    /// dialog here). Blocks like [`DesktopShell::choose_save_file`].
+    fn choose_folder(&self, title: String) -> Option<PathBuf> {
+        let _ = title;
+        None
+    }
     /// Opens `url` (already checked with
     /// [`is_external_link`](pizza_protocol::is_external_link)) in the
     /// system's browser or mail app.
@@ -216,6 +222,17 @@ impl DesktopService {
             .await
             .map_err(|e| {
                 ApiError::general("The open dialog closed unexpectedly.")
+                    .with_details(e.to_string())
+            })
+    }
+
+    /// The folder picker's answer, waited for off the async threads.
+    pub(crate) async fn choose_folder(&self, title: String) -> Result<Option<PathBuf>, ApiError> {
+        let shell = self.shell()?;
+        tokio::task::spawn_blocking(move || shell.choose_folder(title))
+            .await
+            .map_err(|e| {
+                ApiError::general("The folder dialog closed unexpectedly.")
                     .with_details(e.to_string())
             })
     }

@@ -8,8 +8,10 @@ mod desktop;
 mod error;
 mod events;
 mod grants;
+mod mcp;
 mod memory;
 mod notify;
+mod plugins;
 mod presence;
 mod providers;
 mod runs;
@@ -55,6 +57,8 @@ pub struct HostOptions {
     pub wall_clock: Arc<dyn pizza_scheduler::WallClock>,
     /// The shipped `skills/` folder (`None`: no built-in skills).
     pub builtin_skills: Option<std::path::PathBuf>,
+    /// The shipped `plugins/` folder (`None`: no built-in plugins).
+    pub builtin_plugins: Option<std::path::PathBuf>,
 }
 
 impl Default for HostOptions {
@@ -66,6 +70,7 @@ impl Default for HostOptions {
             ollama_probe: Some(pizza_providers::OLLAMA_BASE_URL.to_owned()),
             notifier: Arc::new(NoNotifier),
             builtin_skills: None,
+            builtin_plugins: None,
         }
     }
 }
@@ -132,6 +137,8 @@ struct Inner {
     triggers: triggers::TriggerService,
     automations: automations::AutomationsService,
     skills: Arc<skills::SkillService>,
+    mcp: Arc<mcp::McpService>,
+    plugins: Arc<plugins::PluginService>,
 }
 
 impl Host {
@@ -153,14 +160,32 @@ impl Host {
         let tools = pizza_tools::ToolRegistry::with_builtins();
         let approvals = approvals::ApprovalService::new(store.clone(), tools.clone());
         let events = events::AppEvents::default();
+        let plugins = plugins::PluginService::open(
+            store.clone(),
+            events.clone(),
+            options.builtin_plugins,
+            data_root.path(),
+        )
+        .await?;
         let skills = skills::SkillService::open(
             store.clone(),
             events.clone(),
             options.builtin_skills,
             data_root.path(),
             tools.clone(),
+            plugins.shared(),
         )
         .await?;
+        let mcp = mcp::McpService::open(
+            store.clone(),
+            events.clone(),
+            Arc::clone(&skills),
+            data_root.path(),
+            Arc::clone(&options.secrets),
+            tools.clone(),
+        )
+        .await?;
+        mcp.init_plugin_servers(plugins.servers());
         let agent = runs::AgentRuntime::new(
             store.clone(),
             mounts,
@@ -242,6 +267,8 @@ impl Host {
                 triggers,
                 automations,
                 skills,
+                mcp,
+                plugins,
             }),
         })
     }

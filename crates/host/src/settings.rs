@@ -65,6 +65,11 @@ impl SettingsService {
             .await
             .map_err(crate::HostError::from)?
             .unwrap_or(DEFAULT_MAX_SUBAGENT_TOOL_CALLS);
+        let mcp_tool_timeout_secs = keys::AGENT_MCP_TOOL_TIMEOUT_SECS
+            .read(&self.store)
+            .await
+            .map_err(crate::HostError::from)?
+            .unwrap_or(pizza_protocol::DEFAULT_MCP_TOOL_TIMEOUT_SECS);
         Ok(Settings {
             theme,
             memories_enabled: self.memory.memories_enabled().await?,
@@ -73,6 +78,7 @@ impl SettingsService {
                 persona,
                 max_tool_calls,
                 max_subagent_tool_calls,
+                mcp_tool_timeout_secs,
             },
         })
     }
@@ -100,6 +106,14 @@ impl SettingsService {
                 )));
             }
         }
+        if let Some(secs) = patch.mcp_tool_timeout_secs
+            && !(1..=pizza_protocol::MCP_TOOL_TIMEOUT_MAX_SECS).contains(&secs)
+        {
+            return Err(ApiError::invalid_input(format!(
+                "mcp_tool_timeout_secs: choose 1 to {} seconds",
+                pizza_protocol::MCP_TOOL_TIMEOUT_MAX_SECS
+            )));
+        }
         Ok(())
     }
 
@@ -120,6 +134,10 @@ impl SettingsService {
             (
                 keys::AGENT_MAX_SUBAGENT_TOOL_CALLS,
                 patch.max_subagent_tool_calls,
+            ),
+            (
+                keys::AGENT_MCP_TOOL_TIMEOUT_SECS,
+                patch.mcp_tool_timeout_secs,
             ),
         ] {
             if let Some(max) = value {
@@ -181,7 +199,12 @@ impl Host {
     }
 
     pub async fn settings_update(&self, patch: SettingsPatch) -> Result<Settings, ApiError> {
-        self.inner.settings.settings_update(patch).await
+        let settings = self.inner.settings.settings_update(patch).await?;
+        self.inner
+            .mcp
+            .policy()
+            .set_timeout_secs(settings.agent.mcp_tool_timeout_secs);
+        Ok(settings)
     }
 }
 

@@ -58,7 +58,10 @@ impl Host {
         // No trigger fires while quitting; a trigger's run stopped now is
         // relaunched at the next start.
         self.inner.automations.stop().await;
-        self.runs().shutdown(deadline).await
+        let report = self.runs().shutdown(deadline).await;
+        // After the runs: a run winding down may still call a tool.
+        self.inner.mcp.shutdown().await;
+        report
     }
 
     /// How many threads have a live run right now (for the tray's line).

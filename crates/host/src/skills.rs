@@ -5,6 +5,7 @@
 //! the window to re-read it.
 
 mod roster;
+pub(crate) mod surface;
 mod views;
 
 use std::path::{Path, PathBuf};
@@ -12,8 +13,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use pizza_agent::{Subagent, UnavailableSkill};
 use pizza_extensions::{
-    BuiltinToolResolver, BundleFile, Catalog, CatalogEntry, CatalogSources, EnablementOverlay,
-    RawSkill, SKILL_KIND, SkillSource, UserSkillsWatcher,
+    BundleFile, Catalog, CatalogEntry, CatalogSources, EnablementOverlay, PluginSkills, RawSkill,
+    SKILL_KIND, SkillSource, UserSkillsWatcher,
 };
 use pizza_protocol::{
     ApiError, AppEvent, SkillDetail, SkillFileText, SkillImportChooseParams, SkillImportParams,
@@ -22,6 +23,8 @@ use pizza_protocol::{
 use pizza_store::Store;
 use pizza_tools::ToolRegistry;
 use tokio::sync::{Mutex, mpsc};
+
+use surface::ToolSurface;
 
 use crate::desktop::OpenDialog;
 use crate::events::AppEvents;
@@ -42,9 +45,9 @@ struct Snapshot {
 pub(crate) struct SkillService {
     store: Store,
     events: AppEvents,
-    /// The host's tools: what a skill's built-in refs may name.
-    host_tools: ToolRegistry,
-    resolver: BuiltinToolResolver,
+    /// What a skill's refs may name: the built-in tools and what the MCP
+    /// servers have now.
+    surface: RwLock<Arc<ToolSurface>>,
     snapshot: RwLock<Arc<Snapshot>>,
     /// One change at a time, so two reloads never overwrite each other's
     /// newer reading with an older one.
@@ -127,16 +130,18 @@ impl SkillService {
         builtin_dir: Option<PathBuf>,
         data_root: &Path,
         host_tools: ToolRegistry,
+        plugins: Arc<dyn PluginSkills>,
     ) -> Result<Arc<Self>, HostError> {
-        let resolver = BuiltinToolResolver::with_builtins(host_tools.names());
+        let surface = ToolSurface::builtin(&host_tools);
         let overlay = read_overlay(&store).await?;
-        let sources =
+        let mut sources =
             CatalogSources::new(builtin_dir, pizza_extensions::user_skills_dir(data_root));
-        let (tools, resolve) = (host_tools.clone(), resolver.clone());
+        sources.plugins = plugins;
+        let tools = Arc::clone(&surface);
         let snapshot = tokio::task::spawn_blocking(move || {
             let mut catalog = Catalog::load(sources);
             catalog.set_enablement(overlay);
-            let roster = Roster::compile(&catalog, &resolve, &tools);
+            let roster = Roster::compile(&catalog, &tools.resolver, &tools.registry);
             Snapshot { catalog, roster }
         })
         .await
@@ -146,8 +151,7 @@ impl SkillService {
         Ok(Arc::new(Self {
             store,
             events,
-            host_tools,
-            resolver,
+            surface: RwLock::new(surface),
             snapshot: RwLock::new(Arc::new(snapshot)),
             changes: Mutex::new(()),
             watcher: std::sync::Mutex::new(None),
@@ -156,6 +160,44 @@ impl SkillService {
 
     fn current(&self) -> Arc<Snapshot> {
         Arc::clone(&self.snapshot.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn surface(&self) -> Arc<ToolSurface> {
+        Arc::clone(&self.surface.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// New MCP facts (a status or tool list changed, servers were added or
+    /// removed): readiness and the roster follow, the switches stay.
+    pub(crate) async fn set_surface(&self, surface: Arc<ToolSurface>) {
+        *self.surface.write().unwrap_or_else(PoisonError::into_inner) = surface;
+        if let Err(error) = self.refresh(false).await {
+            tracing::warn!(?error, "could not recompile the skills after an MCP change");
+        }
+    }
+
+    /// Re-reads the plugins' skills (a plugin was installed, removed or switched).
+    pub(crate) async fn reload_plugins(&self) {
+        if let Err(error) = self.refresh(true).await {
+            tracing::warn!(?error, "could not reload the skills after a plugin change");
+        }
+    }
+
+    /// The enabled skills whose refs name MCP server `server`.
+    pub(crate) fn skills_using(&self, server: &str) -> Vec<String> {
+        let snapshot = self.current();
+        snapshot
+            .catalog
+            .entries()
+            .iter()
+            .filter(|entry| snapshot.catalog.is_enabled(entry))
+            .filter(|entry| {
+                entry
+                    .bundle
+                    .as_ref()
+                    .is_ok_and(|bundle| servers_of(bundle).iter().any(|s| s == server))
+            })
+            .map(|entry| entry.name.clone())
+            .collect()
     }
 
     /// The subagents and unavailable skills a run starting now gets.
@@ -173,14 +215,14 @@ impl SkillService {
         let _one_at_a_time = self.changes.lock().await;
         let overlay = read_overlay(&self.store).await.map_err(ApiError::from)?;
         let mut catalog = self.current().catalog.clone();
-        let (tools, resolver) = (self.host_tools.clone(), self.resolver.clone());
+        let tools = self.surface();
         let snapshot = Arc::new(
             blocking(move || {
                 if from_disk {
                     catalog.reload();
                 }
                 catalog.set_enablement(overlay);
-                let roster = Roster::compile(&catalog, &resolver, &tools);
+                let roster = Roster::compile(&catalog, &tools.resolver, &tools.registry);
                 Snapshot { catalog, roster }
             })
             .await?,
@@ -196,7 +238,7 @@ impl SkillService {
     fn view_in(&self, snapshot: &Snapshot, name: &str) -> Result<SkillView, ApiError> {
         snapshot
             .catalog
-            .listing(&self.resolver)
+            .listing(&self.surface().resolver)
             .into_iter()
             .find(|listing| listing.name == name)
             .map(skill_view)
@@ -208,7 +250,7 @@ impl SkillService {
             skills: self
                 .current()
                 .catalog
-                .listing(&self.resolver)
+                .listing(&self.surface().resolver)
                 .into_iter()
                 .map(skill_view)
                 .collect(),
@@ -305,12 +347,15 @@ impl SkillService {
         params: SkillSetEnabledParams,
     ) -> Result<SkillView, ApiError> {
         let name = required_name(&params.name)?;
-        let source = self
-            .current()
+        let snapshot = self.current();
+        let entry = snapshot
             .catalog
             .entry(name)
-            .map(|entry| entry.source.key())
             .ok_or_else(|| not_found(name))?;
+        let source = entry.source.key();
+        if params.enabled {
+            self.check_dependencies(entry)?;
+        }
         self.store
             .set_enablement(SKILL_KIND, &source, name, params.enabled)
             .await
@@ -369,6 +414,53 @@ impl SkillService {
         });
         Ok(())
     }
+}
+
+impl SkillService {
+    /// Switching a skill on needs every MCP server it names to exist and be on.
+    fn check_dependencies(&self, entry: &CatalogEntry) -> Result<(), ApiError> {
+        let Ok(bundle) = &entry.bundle else {
+            return Ok(());
+        };
+        let surface = self.surface();
+        let missing: Vec<String> = servers_of(bundle)
+            .into_iter()
+            .filter_map(|server| match surface.resolver.server(&server) {
+                None => Some(format!("{server} (not configured)")),
+                Some(facts) if !facts.enabled => Some(format!("{server} (switched off)")),
+                Some(_) => None,
+            })
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            pizza_protocol::ErrorCode::DependencyDisabled,
+            format!(
+                "{} needs MCP servers that are missing or switched off: {}.",
+                entry.name,
+                missing.join(", ")
+            ),
+        ))
+    }
+}
+
+/// The MCP servers a skill's refs name, each once.
+fn servers_of(bundle: &pizza_extensions::SkillBundle) -> Vec<String> {
+    let manifest = &bundle.manifest;
+    let mut servers: Vec<String> = Vec::new();
+    let refs = manifest
+        .tools
+        .iter()
+        .chain(manifest.interrupt_on.iter().map(|rule| &rule.tool));
+    for tool in refs {
+        if let Some(server) = tool.mcp_server() {
+            if !servers.iter().any(|s| s == server) {
+                servers.push(server.to_owned());
+            }
+        }
+    }
+    servers
 }
 
 async fn read_overlay(store: &Store) -> Result<EnablementOverlay, HostError> {
@@ -435,4 +527,4 @@ impl Host {
 
 #[cfg(test)]
 #[path = "skills_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -58,10 +58,15 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "tasks",
         sql: include_str!("../migrations/0008_tasks.sql"),
     },
+    Migration {
+        version: 9,
+        name: "mcp_tool_reviews",
+        sql: include_str!("../migrations/0009_mcp_tool_reviews.sql"),
+    },
 ];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.

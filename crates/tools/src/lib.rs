@@ -14,6 +14,7 @@ mod host_dir;
 mod host_dir;
 mod host_folder;
 mod host_path;
+mod mcp_tool;
 mod path;
 mod registry;
 mod schema;
@@ -35,6 +36,7 @@ pub use grant::{
     validate_grant_id,
 };
 pub use host_folder::{EntryKind, FolderFile, HostFolder};
+pub use mcp_tool::{McpCallPolicy, McpTool, tool_output};
 pub use path::normalize_path;
 pub use registry::ToolRegistry;
 pub use schema::validate as validate_schema;

@@ -1,0 +1,337 @@
+//! MCP servers through the host, against the real test server process:
+//! `.mcp.json` read and followed on disk, a skill delegating to a server's
+//! tool behind its gate, the enablement rules, secrets in the keychain and
+//! redacted everywhere, drift.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pizza_llm::{FakeModel, FakeTurn};
+use pizza_protocol::{
+    AppEvent, Decision, ErrorCode, McpEntryValue, McpServerEntry, McpServerIdParams,
+    McpServerListParams, McpServerSaveParams, McpServerSetEnabledParams, McpStatus,
+    McpToolReviewParams, McpTransportKind, REDACTED, RunEvent, RunRespondParams,
+    SkillSetEnabledParams, SkillReadinessState, ThreadGetParams,
+};
+use pizza_test_support::data_root::TempDataRoot;
+use pizza_test_support::mcp::test_server_bin;
+use serde_json::json;
+use tokio::sync::broadcast;
+
+use crate::runs::tests::{FakeProvider, start, subscribe, until_finished};
+use crate::secrets::MemorySecrets;
+use crate::skills::tests::{skill_md, write_skill};
+use crate::{DataRoot, Host, HostOptions};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn config(servers: serde_json::Value) -> String {
+    serde_json::to_string_pretty(&json!({"mcpServers": servers})).unwrap()
+}
+
+fn fast_entry() -> serde_json::Value {
+    json!({"command": test_server_bin().display().to_string(), "args": ["--name", "fast"]})
+}
+
+async fn open(root: &TempDataRoot, model: &FakeModel, secrets: Arc<MemorySecrets>) -> Host {
+    let host = Host::open(
+        DataRoot::prepare(root.path()).unwrap(),
+        HostOptions::default()
+            .with_ollama_probe(None)
+            .with_secrets(secrets),
+    )
+    .await
+    .unwrap();
+    host.model_catalog()
+        .await
+        .register(Arc::new(FakeProvider(model.clone())));
+    host
+}
+
+/// Waits for `id`'s status to satisfy `done`, on the host's events.
+async fn status(
+    host: &Host,
+    events: &mut broadcast::Receiver<AppEvent>,
+    id: &str,
+    done: impl Fn(&McpStatus) -> bool,
+) -> McpStatus {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let list = host.mcp_server_list(McpServerListParams {}).await.unwrap();
+        if let Some(server) = list.servers.iter().find(|s| s.id == id)
+            && done(&server.status)
+        {
+            return server.status.clone();
+        }
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+            other => panic!("{id} never reached the status: {other:?} / {list:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
+    let root = TempDataRoot::new().unwrap();
+    std::fs::write(root.path().join(".mcp.json"), config(json!({"fast": fast_entry()}))).unwrap();
+    write_skill(
+        &root.path().join("skills"),
+        "echoer",
+        &skill_md(
+            "echoer",
+            "tools: [\"mcp:fast:*\"]\ninterruptOn:\n  \"mcp:fast:echo\": true\n",
+        ),
+        &[],
+    );
+    let model = FakeModel::with_turns([
+        FakeTurn::tool_call("t1", "task", json!({"skill": "echoer", "ask": "echo hello"})),
+        FakeTurn::tool_call("e1", "fast__echo", json!({"text": "hello"})),
+        FakeTurn::text("The server echoed hello."),
+        FakeTurn::text("It said hello."),
+    ]);
+    let host = open(&root, &model, Arc::default()).await;
+    let mut events = host.subscribe();
+    host.start_mcp().await.unwrap();
+    status(&host, &mut events, "fast", McpStatus::is_connected).await;
+    let ready = host
+        .skill_list(pizza_protocol::SkillListParams {})
+        .await
+        .unwrap()
+        .skills
+        .into_iter()
+        .find(|s| s.name == "echoer")
+        .unwrap();
+    assert_eq!(ready.readiness.state, SkillReadinessState::Ready, "{ready:?}");
+
+    let started = host.run_start(start(None, "echo hello")).await.unwrap();
+    let mut rx = subscribe(&host, &started.thread_id, None).await;
+    let frames = until_finished(&mut rx).await;
+    let interrupt = frames
+        .iter()
+        .find_map(|f| match &f.event {
+            RunEvent::Interrupt { interrupt } => Some(interrupt.clone()),
+            _ => None,
+        })
+        .expect("the gate on the MCP tool asks");
+    let request = &interrupt.requests[0];
+    assert_eq!(request.tool, "fast__echo");
+    assert_eq!(request.skill.as_deref(), Some("echoer"));
+    assert!(request.description.contains("echo on MCP server fast"), "{}", request.description);
+    assert_eq!(request.arguments, json!({"text": "hello"}));
+
+    host.run_respond(RunRespondParams {
+        thread_id: started.thread_id.clone(),
+        interrupt_id: interrupt.interrupt_id.clone(),
+        decisions: [("e1".to_owned(), Decision::APPROVE)].into(),
+    })
+    .await
+    .unwrap();
+    until_finished(&mut rx).await;
+    let detail = host
+        .thread_get(ThreadGetParams {
+            thread_id: started.thread_id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let calls: Vec<_> = detail.delegations.iter().flat_map(|d| d.tool_calls.iter()).collect();
+    let echo = calls.iter().find(|c| c.name == "fast__echo").expect("the subagent's call");
+    assert_eq!(echo.result.as_deref(), Some("hello"));
+    host.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn servers_an_enabled_skill_needs_stay_and_a_skill_needs_its_servers() {
+    let root = TempDataRoot::new().unwrap();
+    std::fs::write(root.path().join(".mcp.json"), config(json!({"fast": fast_entry()}))).unwrap();
+    write_skill(
+        &root.path().join("skills"),
+        "echoer",
+        &skill_md("echoer", "tools: [\"mcp:fast:echo\"]\n"),
+        &[],
+    );
+    write_skill(
+        &root.path().join("skills"),
+        "orphan",
+        &skill_md("orphan", "tools: [\"mcp:nowhere:*\"]\n"),
+        &[],
+    );
+    let host = open(&root, &FakeModel::new(), Arc::default()).await;
+    let mut events = host.subscribe();
+    host.start_mcp().await.unwrap();
+    status(&host, &mut events, "fast", McpStatus::is_connected).await;
+
+    let id = McpServerIdParams { id: "fast".into() };
+    let err = host.mcp_server_delete(id.clone()).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::ResourceInUse);
+    assert!(err.message.contains("echoer"), "{}", err.message);
+    let err = host
+        .mcp_server_set_enabled(McpServerSetEnabledParams { id: "fast".into(), enabled: false })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::ResourceInUse);
+
+    let err = host
+        .skill_set_enabled(SkillSetEnabledParams { name: "orphan".into(), enabled: true })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::DependencyDisabled);
+    assert!(err.message.contains("nowhere (not configured)"), "{}", err.message);
+
+    // Switched off, the skill no longer holds the server.
+    host.skill_set_enabled(SkillSetEnabledParams { name: "echoer".into(), enabled: false })
+        .await
+        .unwrap();
+    let view = host
+        .mcp_server_set_enabled(McpServerSetEnabledParams { id: "fast".into(), enabled: false })
+        .await
+        .unwrap();
+    assert!(!view.enabled);
+    status(&host, &mut events, "fast", |s| *s == McpStatus::Disabled).await;
+    let err = host
+        .skill_set_enabled(SkillSetEnabledParams { name: "echoer".into(), enabled: true })
+        .await
+        .unwrap_err();
+    assert!(err.message.contains("fast (switched off)"), "{}", err.message);
+    host.mcp_server_delete(id).await.unwrap();
+    let written = std::fs::read_to_string(root.path().join(".mcp.json")).unwrap();
+    assert!(!written.contains("\"fast\""), "{written}");
+    host.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn secret_values_go_to_the_keychain_and_every_value_is_redacted() {
+    let root = TempDataRoot::new().unwrap();
+    let secrets = Arc::new(MemorySecrets::default());
+    let host = open(&root, &FakeModel::new(), Arc::clone(&secrets)).await;
+    let mut events = host.subscribe();
+    host.start_mcp().await.unwrap();
+    let entry = McpServerEntry {
+        transport: McpTransportKind::Stdio,
+        command: test_server_bin().display().to_string(),
+        args: vec!["--name".into(), "fast".into()],
+        cwd: None,
+        url: String::new(),
+        env: vec![
+            McpEntryValue { name: "TOKEN".into(), value: Some("s3cret-token".into()), secret: true },
+            McpEntryValue { name: "MODE".into(), value: Some("plain".into()), secret: false },
+        ],
+        headers: Vec::new(),
+        enabled: true,
+    };
+    let saved = host
+        .mcp_server_save(McpServerSaveParams { id: "fast".into(), entry: entry.clone(), previous_id: None })
+        .await
+        .unwrap();
+    assert!(saved.env.iter().all(|v| v.value == REDACTED));
+    assert!(saved.env.iter().any(|v| v.name == "TOKEN" && v.secret));
+    let written = std::fs::read_to_string(root.path().join(".mcp.json")).unwrap();
+    assert!(!written.contains("s3cret-token"), "the file keeps a reference: {written}");
+    assert!(written.contains("${secret:"), "{written}");
+    assert!(secrets.snapshot().values().any(|v| v == "s3cret-token"));
+    status(&host, &mut events, "fast", McpStatus::is_connected).await;
+
+    // Edited without retyping: the values stay.
+    let mut kept = entry;
+    for value in &mut kept.env {
+        value.value = None;
+    }
+    kept.args.push("--stderr-lines".into());
+    kept.args.push("1".into());
+    host.mcp_server_save(McpServerSaveParams { id: "fast".into(), entry: kept, previous_id: None })
+        .await
+        .unwrap();
+    let rewritten = std::fs::read_to_string(root.path().join(".mcp.json")).unwrap();
+    assert!(rewritten.contains("plain") && rewritten.contains("${secret:"), "{rewritten}");
+
+    let bad = McpServerEntry {
+        transport: McpTransportKind::Http,
+        command: String::new(),
+        args: Vec::new(),
+        cwd: None,
+        url: "ftp://nope".into(),
+        env: Vec::new(),
+        headers: Vec::new(),
+        enabled: true,
+    };
+    let err = host
+        .mcp_server_save(McpServerSaveParams { id: "web".into(), entry: bad, previous_id: None })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+    assert!(err.message.starts_with("url:"), "{}", err.message);
+    assert_eq!(std::fs::read_to_string(root.path().join(".mcp.json")).unwrap(), rewritten);
+    host.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_hand_edit_is_followed_and_a_broken_file_keeps_the_last_good_servers() {
+    let root = TempDataRoot::new().unwrap();
+    let file = root.path().join(".mcp.json");
+    std::fs::write(&file, config(json!({"fast": fast_entry()}))).unwrap();
+    let host = open(&root, &FakeModel::new(), Arc::default()).await;
+    let mut events = host.subscribe();
+    host.start_mcp().await.unwrap();
+    status(&host, &mut events, "fast", McpStatus::is_connected).await;
+
+    std::fs::write(&file, "{ \"mcpServers\": { \"fast\": ").unwrap();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let list = loop {
+        let list = host.mcp_server_list(McpServerListParams {}).await.unwrap();
+        if list.config_error.is_some() {
+            break list;
+        }
+        let _ = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("the broken file is reported");
+    };
+    assert_eq!(list.servers.len(), 1);
+    assert!(list.servers[0].status.is_connected(), "the last good server stays live");
+
+    std::fs::write(&file, config(json!({"fast": fast_entry(), "other": fast_entry()}))).unwrap();
+    status(&host, &mut events, "other", McpStatus::is_connected).await;
+    let list = host.mcp_server_list(McpServerListParams {}).await.unwrap();
+    assert!(list.config_error.is_none());
+    host.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_changed_definition_is_flagged_and_asks_until_reviewed() {
+    let root = TempDataRoot::new().unwrap();
+    std::fs::write(root.path().join(".mcp.json"), config(json!({"fast": fast_entry()}))).unwrap();
+    let host = open(&root, &FakeModel::new(), Arc::default()).await;
+    // What the person reviewed earlier: `echo` described differently.
+    let old = json!({"name": "echo", "description": "Echoes.", "inputSchema": {"type": "object"}});
+    host.store()
+        .set_mcp_tool_reviews(&[(
+            "fast".into(),
+            "echo".into(),
+            pizza_mcp::definition_hash(&old),
+            old.to_string(),
+        )])
+        .await
+        .unwrap();
+    let host = {
+        host.close().await;
+        open(&root, &FakeModel::new(), Arc::default()).await
+    };
+    let mut events = host.subscribe();
+    host.start_mcp().await.unwrap();
+    status(&host, &mut events, "fast", McpStatus::is_connected).await;
+    let view = host.inner.mcp.view("fast").unwrap();
+    let echo = view.tools.iter().find(|t| t.name == "echo").unwrap();
+    let diff = echo.changed.as_deref().expect("echo is flagged");
+    assert!(diff.contains("-  \"description\": \"Echoes.\""), "{diff}");
+    assert!(view.tools.iter().filter(|t| t.name != "echo").all(|t| t.changed.is_none()));
+    let def = host.inner.mcp.pool().server("fast").unwrap().tools.iter().find(|t| t.name == "echo").cloned().unwrap();
+    use pizza_tools::McpCallPolicy;
+    assert!(host.inner.mcp.policy().needs_review(&def));
+
+    let reviewed = host
+        .mcp_tool_review(McpToolReviewParams { id: "fast".into(), tool: Some("echo".into()) })
+        .await
+        .unwrap();
+    assert!(reviewed.tools.iter().all(|t| t.changed.is_none()));
+    assert!(!host.inner.mcp.policy().needs_review(&def));
+    host.shutdown(Duration::from_secs(5)).await;
+}

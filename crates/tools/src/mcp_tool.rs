@@ -1,0 +1,175 @@
+//! The MCP tool adapter: one discovered tool of a connected server as a
+//! [`Tool`]. Only skills' subagents are given these (their `mcp:` refs), so
+//! a skill's approval gate is never bypassed.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pizza_mcp::{CallOutput, CallPart, McpError, McpPool, McpToolDef};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Result, ToolError};
+use crate::tool::{OutputPart, Tool, ToolContext, ToolOutput};
+
+/// The longest arguments text an approval sentence quotes.
+const DESCRIBE_ARGS_MAX_CHARS: usize = 300;
+
+/// What an MCP tool call asks the host, read at each call so a changed
+/// setting or a review takes effect at once.
+pub trait McpCallPolicy: Send + Sync + fmt::Debug {
+    /// How long one call may take.
+    fn timeout(&self) -> Duration;
+    /// The tool's definition (`hash`) differs from the one the person last
+    /// reviewed: every call asks until they review it.
+    fn needs_review(&self, tool: &McpToolDef) -> bool;
+}
+
+pub struct McpTool {
+    pool: McpPool,
+    def: Arc<McpToolDef>,
+    policy: Arc<dyn McpCallPolicy>,
+}
+
+impl fmt::Debug for McpTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpTool")
+            .field("name", &self.def.qualified_name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpTool {
+    pub fn new(pool: McpPool, def: Arc<McpToolDef>, policy: Arc<dyn McpCallPolicy>) -> Self {
+        Self { pool, def, policy }
+    }
+
+    pub fn definition(&self) -> &McpToolDef {
+        &self.def
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.def.qualified_name
+    }
+
+    fn description(&self) -> &str {
+        &self.def.description
+    }
+
+    fn parameters(&self) -> Value {
+        self.def.model_schema.clone()
+    }
+
+    fn asks_by_default(&self, _args: &Value) -> bool {
+        self.policy.needs_review(&self.def)
+    }
+
+    fn describe_call(&self, args: &Value) -> String {
+        let mut shown = args.to_string();
+        if shown.chars().count() > DESCRIBE_ARGS_MAX_CHARS {
+            shown = shown.chars().take(DESCRIBE_ARGS_MAX_CHARS).collect::<String>() + "…";
+        }
+        let review = if self.policy.needs_review(&self.def) {
+            " Its definition changed since you last reviewed it."
+        } else {
+            ""
+        };
+        format!(
+            "Call {} on MCP server {} with {shown}.{review}",
+            self.def.name, self.def.server
+        )
+    }
+
+    async fn call(
+        &self,
+        _ctx: &ToolContext,
+        args: Value,
+        cancel: CancellationToken,
+    ) -> Result<ToolOutput> {
+        let called = self
+            .pool
+            .call(
+                &self.def.server,
+                &self.def.name,
+                args,
+                self.policy.timeout(),
+                cancel,
+            )
+            .await;
+        match called {
+            Ok(output) => Ok(tool_output(output)),
+            Err(McpError::Cancelled) => Err(ToolError::Cancelled),
+            // The model can try again later or do without.
+            Err(e) => Ok(ToolOutput {
+                parts: vec![OutputPart::Text(e.to_string())],
+                is_error: true,
+            }),
+        }
+    }
+}
+
+/// A result as the model reads it: text as is; an image, audio or
+/// resource as a line saying what it is.
+pub fn tool_output(output: CallOutput) -> ToolOutput {
+    let mut parts: Vec<OutputPart> = Vec::new();
+    let mut has_text = false;
+    for part in output.parts {
+        let text = match part {
+            CallPart::Text(text) => {
+                has_text = true;
+                text
+            }
+            CallPart::Image { mime, data } => format!(
+                "[The tool returned an image ({mime}, about {} KB); images from tools are not shown to the model.]",
+                (data.len() * 3 / 4).div_ceil(1024)
+            ),
+            CallPart::Audio { mime } => format!("[The tool returned audio ({mime}).]"),
+            CallPart::ResourceLink { uri, name } => format!("[resource {name}: {uri}]"),
+            CallPart::Resource { uri, text } => match text {
+                Some(text) => format!("[resource {uri}]\n{text}"),
+                None => format!("[binary resource {uri}]"),
+            },
+        };
+        parts.push(OutputPart::Text(text));
+    }
+    if let Some(structured) = output.structured.filter(|_| !has_text) {
+        parts.push(OutputPart::Text(structured.to_string()));
+    }
+    if parts.is_empty() {
+        parts.push(OutputPart::Text("(the tool returned nothing)".to_owned()));
+    }
+    ToolOutput {
+        parts,
+        is_error: output.is_error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn results_become_text_the_model_reads() {
+        let out = tool_output(CallOutput::from_result(&json!({
+            "content": [
+                {"type": "text", "text": "sum is 3"},
+                {"type": "image", "data": "aGVsbG8gd29ybGQ=", "mimeType": "image/png"}
+            ],
+            "structuredContent": {"sum": 3}
+        })));
+        let text = out.to_text();
+        assert!(text.starts_with("sum is 3"));
+        assert!(text.contains("an image (image/png"));
+        assert!(!text.contains("\"sum\""), "text already carries it");
+        let only_structured = tool_output(CallOutput::from_result(&json!({
+            "content": [], "structuredContent": {"sum": 3}, "isError": true
+        })));
+        assert_eq!(only_structured.to_text(), r#"{"sum":3}"#);
+        assert!(only_structured.is_error);
+    }
+}
