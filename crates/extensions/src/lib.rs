@@ -25,8 +25,8 @@ pub use plugin::{
     PluginState, load_plugins, user_plugins_dir,
 };
 pub use plugin_install::{
-    InstallPreview, MAX_PLUGIN_FILES, MAX_PLUGIN_PACKED_BYTES, MAX_PLUGIN_UNPACKED_BYTES,
-    install, preview_install, remove_plugin,
+    InstallPreview, MAX_PLUGIN_FILES, MAX_PLUGIN_PACKED_BYTES, MAX_PLUGIN_UNPACKED_BYTES, install,
+    preview_install, remove_plugin,
 };
 pub use skill_md::{
     DESCRIPTION_MAX_CHARS, DISPLAY_NAME_MAX_CHARS, Decision, InterruptRule, NAME_MAX_CHARS,

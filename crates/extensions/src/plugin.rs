@@ -22,8 +22,8 @@ use crate::error::Error;
 mod manifest;
 mod tree;
 
-pub use manifest::{McpServersDecl, PLUGIN_MANIFEST, PluginManifest};
 pub(crate) use manifest::{MANIFEST_FIELD, check_plugin_name};
+pub use manifest::{McpServersDecl, PLUGIN_MANIFEST, PluginManifest};
 pub(crate) use tree::{DiskTree, MemoryTree, PluginTree};
 
 use manifest::{DEFAULT_MCP_FILE, DEFAULT_SKILLS, check_servers, dropped_note, servers_of_file};
@@ -311,9 +311,12 @@ fn mcp_servers(tree: &dyn PluginTree, decl: &McpServersDecl) -> Result<Option<Va
             servers.clone()
         }
         McpServersDecl::File(path) => {
-            let bytes = tree
-                .read(path)?
-                .ok_or_else(|| Error::invalid(path.clone(), "is missing: plugin.json names it in mcpServers"))?;
+            let bytes = tree.read(path)?.ok_or_else(|| {
+                Error::invalid(
+                    path.clone(),
+                    "is missing: plugin.json names it in mcpServers",
+                )
+            })?;
             servers_of_file(path, &bytes)?
         }
         McpServersDecl::Default => match tree.read(DEFAULT_MCP_FILE)? {
@@ -480,4 +483,4 @@ impl PluginSkills for PluginSet {
 
 #[cfg(test)]
 #[path = "plugin_tests.rs"]
-mod tests;
+pub(crate) mod tests;

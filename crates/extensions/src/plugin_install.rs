@@ -219,17 +219,15 @@ fn plugin_root<'a>(source: &str, paths: impl Iterator<Item = &'a str>) -> Result
 
 /// `path` relative to the plugin's root, refused when outside it.
 fn inside(prefix: &str, path: &str) -> Result<String> {
-    path.strip_prefix(prefix)
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            Error::invalid(
-                path.to_owned(),
-                format!(
-                    "is outside the plugin's folder {}",
-                    prefix.trim_end_matches('/')
-                ),
-            )
-        })
+    path.strip_prefix(prefix).map(str::to_owned).ok_or_else(|| {
+        Error::invalid(
+            path.to_owned(),
+            format!(
+                "is outside the plugin's folder {}",
+                prefix.trim_end_matches('/')
+            ),
+        )
+    })
 }
 
 /// Reads a source folder within the limits. A link to a file inside the
@@ -288,7 +286,14 @@ fn walk(
                     format!("is nested deeper than {MAX_FOLDER_DEPTH} folders"),
                 ));
             }
-            walk(canonical, &path, &format!("{relative}/"), depth + 1, files, total)?;
+            walk(
+                canonical,
+                &path,
+                &format!("{relative}/"),
+                depth + 1,
+                files,
+                total,
+            )?;
             continue;
         }
         if kind.is_symlink() {

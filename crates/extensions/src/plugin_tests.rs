@@ -100,7 +100,11 @@ fn a_full_manifest_is_read_and_unsupported_fields_are_noted() {
     assert_eq!(plugin.mcp_servers, None);
     let view = plugin.view(true);
     assert_eq!(
-        (view.author.as_deref(), view.homepage.as_deref(), view.builtin),
+        (
+            view.author.as_deref(),
+            view.homepage.as_deref(),
+            view.builtin
+        ),
         (Some("Ann Acme"), Some("https://acme.test/tools"), false)
     );
 }
@@ -216,7 +220,10 @@ fn a_plugin_skill_declaring_hooks_is_refused_alone() {
                 "skills/hooked/SKILL.md",
                 &skill_md("hooked", "hooks:\n  PreToolUse: []\npermissionMode: plan\n"),
             ),
-            ("skills/served/SKILL.md", &skill_md("served", "mcpServers: {}\n")),
+            (
+                "skills/served/SKILL.md",
+                &skill_md("served", "mcpServers: {}\n"),
+            ),
             ("skills/broken/SKILL.md", "no front matter"),
         ],
     );
@@ -225,12 +232,16 @@ fn a_plugin_skill_declaring_hooks_is_refused_alone() {
     let outcomes: Vec<(String, Result<(), String>)> = plugin
         .skills
         .iter()
-        .map(|s| (s.name.clone(), s.bundle.as_ref().map(|_| ()).map_err(Clone::clone)))
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.bundle.as_ref().map(|_| ()).map_err(Clone::clone),
+            )
+        })
         .collect();
     let hooked = "SKILL.md: a plugin's skill may not declare hooks, permissionMode";
     let served = "SKILL.md: a plugin's skill may not declare mcpServers";
-    let broken =
-        "front matter: SKILL.md must start with YAML front matter between two --- lines";
+    let broken = "front matter: SKILL.md must start with YAML front matter between two --- lines";
     assert_eq!(
         outcomes,
         vec![
@@ -257,27 +268,48 @@ fn failed_and_incompatible_plugins_are_listed_with_why() {
     write_tree(&d.join("no-manifest"), &[("skills/x/SKILL.md", "x")]);
     write_tree(&d.join("bad-json"), &[(PLUGIN_MANIFEST, "{nope")]);
     write_tree(&d.join("not-object"), &[(PLUGIN_MANIFEST, "[1, 2]")]);
-    write_tree(&d.join("Bad_Name"), &[(PLUGIN_MANIFEST, r#"{"name": "Bad_Name"}"#)]);
-    write_tree(&d.join("elsewhere"), &[(PLUGIN_MANIFEST, r#"{"name": "other"}"#)]);
+    write_tree(
+        &d.join("Bad_Name"),
+        &[(PLUGIN_MANIFEST, r#"{"name": "Bad_Name"}"#)],
+    );
+    write_tree(
+        &d.join("elsewhere"),
+        &[(PLUGIN_MANIFEST, r#"{"name": "other"}"#)],
+    );
     write_tree(
         &d.join("escapes"),
-        &[(PLUGIN_MANIFEST, r#"{"name": "escapes", "skills": "../outside"}"#)],
+        &[(
+            PLUGIN_MANIFEST,
+            r#"{"name": "escapes", "skills": "../outside"}"#,
+        )],
     );
     write_tree(
         &d.join("absolute"),
-        &[(PLUGIN_MANIFEST, r#"{"name": "absolute", "mcpServers": "/etc/mcp.json"}"#)],
+        &[(
+            PLUGIN_MANIFEST,
+            r#"{"name": "absolute", "mcpServers": "/etc/mcp.json"}"#,
+        )],
     );
     write_tree(
         &d.join("bad-mcp"),
-        &[(PLUGIN_MANIFEST, r#"{"name": "bad-mcp"}"#), (".mcp.json", "{oops")],
+        &[
+            (PLUGIN_MANIFEST, r#"{"name": "bad-mcp"}"#),
+            (".mcp.json", "{oops"),
+        ],
     );
     write_tree(
         &d.join("bad-server"),
-        &[(PLUGIN_MANIFEST, r#"{"name": "bad-server", "mcpServers": {"x": 3}}"#)],
+        &[(
+            PLUGIN_MANIFEST,
+            r#"{"name": "bad-server", "mcpServers": {"x": 3}}"#,
+        )],
     );
     write_tree(
         &d.join("missing-mcp"),
-        &[(PLUGIN_MANIFEST, r#"{"name": "missing-mcp", "mcpServers": "none.json"}"#)],
+        &[(
+            PLUGIN_MANIFEST,
+            r#"{"name": "missing-mcp", "mcpServers": "none.json"}"#,
+        )],
     );
     write_tree(
         &d.join("two"),
@@ -292,7 +324,13 @@ fn failed_and_incompatible_plugins_are_listed_with_why() {
     );
     write_tree(&d.join("fine"), &[(PLUGIN_MANIFEST, r#"{"name": "fine"}"#)]);
     // A dot-folder is an install in progress, a loose file no plugin.
-    write_tree(d, &[(".installing-x/.claude-plugin/plugin.json", "{}"), ("loose.txt", "x")]);
+    write_tree(
+        d,
+        &[
+            (".installing-x/.claude-plugin/plugin.json", "{}"),
+            ("loose.txt", "x"),
+        ],
+    );
 
     let found: Vec<(String, PluginState, String)> = load_plugins(None, d)
         .into_iter()
@@ -309,18 +347,58 @@ fn failed_and_incompatible_plugins_are_listed_with_why() {
                 incompatible,
                 "plugin.json: name \"Bad_Name\" must be kebab-case: lower-case letters and digits in words joined by single hyphens, at most 64 characters, like my-plugin"
             ),
-            expect("absolute", incompatible, "plugin.json: mcpServers path \"/etc/mcp.json\" must be relative to the plugin's folder, not absolute"),
-            expect("bad-json", failed, "plugin.json: is not valid JSON: key must be a string at line 1 column 2"),
-            expect("bad-mcp", incompatible, ".mcp.json: is not valid JSON: key must be a string at line 1 column 2"),
-            expect("bad-server", incompatible, "plugin.json: mcpServers: server x must be an object with a command or a url"),
-            expect("elsewhere", incompatible, "plugin.json: name other must equal its folder's name, elsewhere"),
-            expect("escapes", incompatible, "plugin.json: skills path \"../outside\" must stay inside the plugin's folder (no ..)"),
+            expect(
+                "absolute",
+                incompatible,
+                "plugin.json: mcpServers path \"/etc/mcp.json\" must be relative to the plugin's folder, not absolute"
+            ),
+            expect(
+                "bad-json",
+                failed,
+                "plugin.json: is not valid JSON: key must be a string at line 1 column 2"
+            ),
+            expect(
+                "bad-mcp",
+                incompatible,
+                ".mcp.json: is not valid JSON: key must be a string at line 1 column 2"
+            ),
+            expect(
+                "bad-server",
+                incompatible,
+                "plugin.json: mcpServers: server x must be an object with a command or a url"
+            ),
+            expect(
+                "elsewhere",
+                incompatible,
+                "plugin.json: name other must equal its folder's name, elsewhere"
+            ),
+            expect(
+                "escapes",
+                incompatible,
+                "plugin.json: skills path \"../outside\" must stay inside the plugin's folder (no ..)"
+            ),
             expect("fine", PluginState::Loaded, ""),
-            expect("missing-mcp", incompatible, "none.json: is missing: plugin.json names it in mcpServers"),
-            expect("no-manifest", failed, "plugin.json: is missing: a plugin has .claude-plugin/plugin.json"),
+            expect(
+                "missing-mcp",
+                incompatible,
+                "none.json: is missing: plugin.json names it in mcpServers"
+            ),
+            expect(
+                "no-manifest",
+                failed,
+                "plugin.json: is missing: a plugin has .claude-plugin/plugin.json"
+            ),
             expect("not-object", failed, "plugin.json: must be a JSON object"),
-            expect("two", incompatible, "inner/.claude-plugin/plugin.json: is a second plugin manifest; a plugin has exactly one"),
-            expect("wrong-type", incompatible, "plugin.json: version must be text"),
+            expect(
+                "two",
+                incompatible,
+                "inner/.claude-plugin/plugin.json: is a second plugin manifest; a plugin has exactly one"
+            ),
+            expect(
+                "wrong-type",
+                incompatible,
+                "plugin.json: version must be text"
+            ),
         ]
     );
 }
@@ -330,15 +408,27 @@ fn failed_and_incompatible_plugins_are_listed_with_why() {
 fn a_link_leading_out_of_the_plugin_is_incompatible() {
     let dir = tempfile::tempdir().unwrap();
     let outside = dir.path().join("outside");
-    write_tree(&outside, &[("stolen/SKILL.md", &skill_md("stolen", "")), ("mcp.json", "{}")]);
+    write_tree(
+        &outside,
+        &[
+            ("stolen/SKILL.md", &skill_md("stolen", "")),
+            ("mcp.json", "{}"),
+        ],
+    );
     let plugins = dir.path().join("plugins");
     write_tree(
         &plugins.join("linked"),
-        &[(PLUGIN_MANIFEST, r#"{"name": "linked", "mcpServers": "servers.json"}"#)],
+        &[(
+            PLUGIN_MANIFEST,
+            r#"{"name": "linked", "mcpServers": "servers.json"}"#,
+        )],
     );
     std::os::unix::fs::symlink(&outside, plugins.join("linked/skills")).unwrap();
-    std::os::unix::fs::symlink(outside.join("mcp.json"), plugins.join("linked/servers.json"))
-        .unwrap();
+    std::os::unix::fs::symlink(
+        outside.join("mcp.json"),
+        plugins.join("linked/servers.json"),
+    )
+    .unwrap();
     let plugin = load_one(&plugins);
     assert_eq!(plugin.state, PluginState::Incompatible);
     assert_eq!(
@@ -359,14 +449,22 @@ fn the_set_applies_switches_and_hands_over_loaded_skills_only() {
         write_tree(
             &dir.join(plugin),
             &[
-                (PLUGIN_MANIFEST, &format!(r#"{{"name": "{plugin}"{extra}}}"#)),
+                (
+                    PLUGIN_MANIFEST,
+                    &format!(r#"{{"name": "{plugin}"{extra}}}"#),
+                ),
                 (&format!("skills/{skill}/SKILL.md"), &skill_md(skill, "")),
             ],
         );
     };
     with_skill(shipped.path(), "shared", "from-shipped", "");
     with_skill(shipped.path(), "kept", "kept-skill", "");
-    with_skill(shipped.path(), "quiet", "quiet-skill", r#", "enabled": false"#);
+    with_skill(
+        shipped.path(),
+        "quiet",
+        "quiet-skill",
+        r#", "enabled": false"#,
+    );
     with_skill(user.path(), "shared", "from-user", "");
     with_skill(user.path(), "off", "off-skill", "");
     write_tree(&user.path().join("broken"), &[(PLUGIN_MANIFEST, "[]")]);
@@ -410,8 +508,17 @@ fn the_set_applies_switches_and_hands_over_loaded_skills_only() {
     );
     let views = set.views();
     assert_eq!(
-        views.iter().map(|v| (v.name.as_str(), v.enabled)).collect::<Vec<_>>(),
-        vec![("broken", false), ("kept", true), ("off", false), ("quiet", false), ("shared", true)]
+        views
+            .iter()
+            .map(|v| (v.name.as_str(), v.enabled))
+            .collect::<Vec<_>>(),
+        vec![
+            ("broken", false),
+            ("kept", true),
+            ("off", false),
+            ("quiet", false),
+            ("shared", true)
+        ]
     );
 
     // A switch turns on a plugin its manifest ships off.

@@ -236,7 +236,10 @@ fn is_device_name(part: &str) -> bool {
     match upper.as_str() {
         "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,
         _ => {
-            let Some(tail) = upper.strip_prefix("COM").or_else(|| upper.strip_prefix("LPT")) else {
+            let Some(tail) = upper
+                .strip_prefix("COM")
+                .or_else(|| upper.strip_prefix("LPT"))
+            else {
                 return false;
             };
             let mut digits = tail.chars();

@@ -200,7 +200,9 @@ fn named(object: &Map<String, Value>, field: &str, key: &str) -> Result<Option<S
 pub(crate) fn manifest_path(field: &str, raw: &str) -> Result<String> {
     let bad = |why: &str| refuse(format!("{field} path {raw:?} {why}"));
     let trimmed = raw.trim();
-    if trimmed.starts_with('/') || trimmed.starts_with('\\') || trimmed.as_bytes().get(1) == Some(&b':')
+    if trimmed.starts_with('/')
+        || trimmed.starts_with('\\')
+        || trimmed.as_bytes().get(1) == Some(&b':')
     {
         return Err(bad("must be relative to the plugin's folder, not absolute"));
     }
@@ -233,7 +235,12 @@ pub(crate) fn servers_of_file(path: &str, bytes: &[u8]) -> Result<Map<String, Va
     };
     let servers = match object.remove("mcpServers") {
         Some(Value::Object(servers)) => servers,
-        Some(_) => return Err(Error::invalid(path, "mcpServers must be an object of servers")),
+        Some(_) => {
+            return Err(Error::invalid(
+                path,
+                "mcpServers must be an object of servers",
+            ));
+        }
         None => object,
     };
     check_servers(path, &servers)?;
