@@ -68,7 +68,7 @@ pub trait PluginSkills: Send + Sync + fmt::Debug {
     fn plugin_skills(&self) -> Vec<PluginSkill>;
 }
 
-/// No plugins (until the plugin loader exists).
+/// No plugins: a catalog without a [`crate::PluginSet`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoPlugins;
 

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use pizza_protocol::ErrorCode;
 
-/// What loading, saving or importing a skill can refuse or fail with.
+/// What loading, saving or importing a skill or a plugin can refuse or fail with.
 ///
 /// Bad input is always [`Error::Invalid`], whose message starts with the
 /// field or file it is about (`name: …`, `tools[2]: …`,
@@ -17,6 +17,10 @@ pub enum Error {
 
     #[error("skill {0} was not found")]
     NotFound(String),
+
+    /// No installed plugin of that name (a shipped one cannot be removed).
+    #[error("plugin {0} was not found")]
+    PluginNotFound(String),
 
     #[error("cannot {action} {path}: {source}")]
     Io {
@@ -35,7 +39,7 @@ impl Error {
     pub fn field(&self) -> Option<&str> {
         match self {
             Self::Invalid { field, .. } => Some(field),
-            Self::NotFound(_) | Self::Io { .. } => None,
+            Self::NotFound(_) | Self::PluginNotFound(_) | Self::Io { .. } => None,
         }
     }
 
@@ -43,7 +47,7 @@ impl Error {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::Invalid { .. } => ErrorCode::InvalidInput,
-            Self::NotFound(_) => ErrorCode::NotFound,
+            Self::NotFound(_) | Self::PluginNotFound(_) => ErrorCode::NotFound,
             Self::Io { .. } => ErrorCode::General,
         }
     }

@@ -3,6 +3,8 @@
 mod bundle;
 mod catalog;
 mod error;
+mod plugin;
+mod plugin_install;
 mod skill_md;
 mod tool_ref;
 mod user_skills;
@@ -18,6 +20,14 @@ pub use catalog::{
     Readiness, SkillListing, SkillSource, USER_SKILLS_FOLDER, readiness, user_skills_dir,
 };
 pub use error::{Error, Result};
+pub use plugin::{
+    McpServersDecl, PLUGIN_MANIFEST, PLUGINS_FOLDER, Plugin, PluginManifest, PluginSet,
+    PluginState, load_plugins, user_plugins_dir,
+};
+pub use plugin_install::{
+    InstallPreview, MAX_PLUGIN_FILES, MAX_PLUGIN_PACKED_BYTES, MAX_PLUGIN_UNPACKED_BYTES, install,
+    preview_install, remove_plugin,
+};
 pub use skill_md::{
     DESCRIPTION_MAX_CHARS, DISPLAY_NAME_MAX_CHARS, Decision, InterruptRule, NAME_MAX_CHARS,
     SkillManifest, parse_skill_md, validate_name,
@@ -34,3 +44,5 @@ pub use zip_import::{
 
 /// The enablement overlay's kind for skills (`pizza_store::Store::enablement("skill")`).
 pub const SKILL_KIND: &str = "skill";
+/// The enablement overlay's kind for plugins, keyed by plugin name.
+pub const PLUGIN_KIND: &str = "plugin";

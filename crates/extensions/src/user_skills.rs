@@ -51,13 +51,21 @@ pub fn write_user_skill(user_dir: &Path, bundle: &SkillBundle) -> Result<()> {
 /// Deletes the user skill `name`; a built-in it overrode shows again.
 pub fn delete_user_skill(user_dir: &Path, name: &str) -> Result<()> {
     validate_name(name)?;
+    delete_folder(user_dir, name, || Error::NotFound(name.to_owned()))
+}
+
+/// Deletes the folder `user_dir/name`, or answers `not_found()` when there
+/// is none (a file or a link of that name is not one).
+pub(crate) fn delete_folder(
+    user_dir: &Path,
+    name: &str,
+    not_found: impl FnOnce() -> Error,
+) -> Result<()> {
     let target = user_dir.join(name);
     match fs::symlink_metadata(&target) {
         Ok(meta) if meta.is_dir() => {}
-        Ok(_) => return Err(Error::NotFound(name.to_owned())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Error::NotFound(name.to_owned()));
-        }
+        Ok(_) => return Err(not_found()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found()),
         Err(e) => return Err(Error::io("read", &target, e)),
     }
     // The skill disappears in one rename; removing its files after that
@@ -69,7 +77,7 @@ pub fn delete_user_skill(user_dir: &Path, name: &str) -> Result<()> {
     Ok(())
 }
 
-fn unique_sibling(user_dir: &Path, purpose: &str, name: &str) -> PathBuf {
+pub(crate) fn unique_sibling(user_dir: &Path, purpose: &str, name: &str) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -94,7 +102,7 @@ fn write_bundle(dir: &Path, bundle: &SkillBundle) -> Result<()> {
     Ok(())
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut file = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -107,7 +115,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Puts `staging` at `target`. On Linux an existing folder is swapped out
 /// in one `RENAME_EXCHANGE`; elsewhere it is moved aside first.
-fn move_into_place(staging: &Path, target: &Path) -> Result<()> {
+pub(crate) fn move_into_place(staging: &Path, target: &Path) -> Result<()> {
     match fs::symlink_metadata(target) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return fs::rename(staging, target).map_err(|e| Error::io("save", target, e));
@@ -116,7 +124,7 @@ fn move_into_place(staging: &Path, target: &Path) -> Result<()> {
         Ok(meta) if !meta.is_dir() => {
             return Err(Error::invalid(
                 "name",
-                format!("{} is a file, not a skill folder", target.display()),
+                format!("{} is a file, not a folder", target.display()),
             ));
         }
         Ok(_) => {}
@@ -149,7 +157,7 @@ fn exchange(staging: &Path, target: &Path) -> Result<()> {
     fs::rename(&aside, staging).map_err(|e| Error::io("save", target, e))
 }
 
-fn remove_quietly(dir: &Path) {
+pub(crate) fn remove_quietly(dir: &Path) {
     if let Err(e) = fs::remove_dir_all(dir)
         && e.kind() != std::io::ErrorKind::NotFound
     {
@@ -158,7 +166,7 @@ fn remove_quietly(dir: &Path) {
 }
 
 /// Makes the renames durable; a failure only risks the rename, not the data.
-fn sync_dir(dir: &Path) {
+pub(crate) fn sync_dir(dir: &Path) {
     if let Ok(handle) = fs::File::open(dir) {
         let _ = handle.sync_all();
     }

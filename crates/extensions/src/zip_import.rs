@@ -21,8 +21,6 @@ pub const MAX_ZIP_PACKED_BYTES: u64 = 20 * 1024 * 1024;
 pub const MAX_ZIP_UNPACKED_BYTES: u64 = MAX_BUNDLE_BYTES;
 /// Most files in a ZIP (folders are not counted).
 pub const MAX_ZIP_FILES: usize = 256;
-/// Most entries of any kind read from the central directory.
-const MAX_ZIP_ENTRIES: usize = 4 * MAX_ZIP_FILES;
 /// Junk macOS adds to the ZIPs it makes; never part of a skill.
 const MACOS_METADATA: &str = "__MACOSX/";
 /// `S_IFMT` and `S_IFLNK` of an entry's Unix mode.
@@ -54,28 +52,37 @@ fn too_big() -> Error {
     ))
 }
 
-/// One entry of the archive once its path is checked.
-struct Entry {
-    index: usize,
-    path: String,
+/// One file entry of the archive once its path is checked.
+pub(crate) struct Entry {
+    pub(crate) index: usize,
+    pub(crate) path: String,
 }
 
-/// Validates a skill ZIP: exactly one `SKILL.md`, at the root or in one
-/// top folder (whose name must be the skill's), every path inside it, no
-/// links, within the size and count limits. Returns the bundle to save.
-pub fn import_zip(bytes: &[u8]) -> Result<SkillBundle> {
-    if bytes.len() as u64 > MAX_ZIP_PACKED_BYTES {
-        return Err(too_big());
-    }
-    let mut archive = ZipArchive::new(Cursor::new(bytes))
+/// Opens an archive of at most `max_files` files (`what` says whose: "a
+/// skill", "a plugin"); the central directory is bounded before it is walked.
+pub(crate) fn open_archive<'a>(
+    bytes: &'a [u8],
+    max_files: usize,
+    what: &str,
+) -> Result<ZipArchive<Cursor<&'a [u8]>>> {
+    let archive = ZipArchive::new(Cursor::new(bytes))
         .map_err(|e| zip_error(format!("is not a readable ZIP archive: {e}")))?;
-    if archive.len() > MAX_ZIP_ENTRIES {
+    if archive.len() > 4 * max_files {
         return Err(zip_error(format!(
-            "has {} entries; a skill has at most {MAX_ZIP_FILES} files",
+            "has {} entries; {what} has at most {max_files} files",
             archive.len()
         )));
     }
+    Ok(archive)
+}
 
+/// The archive's files with checked paths, folders and macOS junk left
+/// out; a link, an encrypted entry or more than `max_files` files is refused.
+pub(crate) fn list_files(
+    archive: &mut ZipArchive<Cursor<&[u8]>>,
+    max_files: usize,
+    what: &str,
+) -> Result<Vec<Entry>> {
     let mut entries = Vec::new();
     for index in 0..archive.len() {
         let file = archive
@@ -91,7 +98,7 @@ pub fn import_zip(bytes: &[u8]) -> Result<SkillBundle> {
         {
             return Err(Error::invalid(
                 raw,
-                "is a link; a skill ZIP holds only files and folders",
+                format!("is a link; {what} ZIP holds only files and folders"),
             ));
         }
         let path = check_entry_path(&raw)?;
@@ -102,12 +109,24 @@ pub fn import_zip(bytes: &[u8]) -> Result<SkillBundle> {
             return Err(Error::invalid(raw, "is encrypted"));
         }
         entries.push(Entry { index, path });
-        if entries.len() > MAX_ZIP_FILES {
+        if entries.len() > max_files {
             return Err(zip_error(format!(
-                "has more than {MAX_ZIP_FILES} files; a skill has at most that"
+                "has more than {max_files} files; {what} has at most that"
             )));
         }
     }
+    Ok(entries)
+}
+
+/// Validates a skill ZIP: exactly one `SKILL.md`, at the root or in one
+/// top folder (whose name must be the skill's), every path inside it, no
+/// links, within the size and count limits. Returns the bundle to save.
+pub fn import_zip(bytes: &[u8]) -> Result<SkillBundle> {
+    if bytes.len() as u64 > MAX_ZIP_PACKED_BYTES {
+        return Err(too_big());
+    }
+    let mut archive = open_archive(bytes, MAX_ZIP_FILES, "a skill")?;
+    let entries = list_files(&mut archive, MAX_ZIP_FILES, "a skill")?;
 
     let (prefix, folder) = find_root(&entries)?;
     let mut skill_md = None;
@@ -170,21 +189,22 @@ fn find_root(entries: &[Entry]) -> Result<(String, Option<String>)> {
     }
 }
 
-/// Refuses absolute paths and `..`; the rest of the path rules are the
-/// bundle's. Returns the path with `/` between folders (ZIPs made on
-/// Windows may use `\\`) and without a leading `./` or trailing `/`.
-fn check_entry_path(raw: &str) -> Result<String> {
+/// Refuses absolute paths, `..` and names Windows reserves for devices;
+/// the rest of the path rules are the bundle's. Returns the path with `/`
+/// between folders (ZIPs made on Windows may use `\\`) and without a
+/// leading `./` or trailing `/`.
+pub(crate) fn check_entry_path(raw: &str) -> Result<String> {
     let unified = raw.replace('\\', "/");
     if unified.starts_with('/') || unified.as_bytes().get(1) == Some(&b':') {
         return Err(Error::invalid(
             raw.to_owned(),
-            "is an absolute path; a skill ZIP holds relative paths only",
+            "is an absolute path; only relative paths are accepted",
         ));
     }
     if unified.split('/').any(|part| part == "..") {
         return Err(Error::invalid(
             raw.to_owned(),
-            "climbs out of the ZIP with ..",
+            "climbs out of its folder with ..",
         ));
     }
     let mut path = unified.as_str();
@@ -195,6 +215,12 @@ fn check_entry_path(raw: &str) -> Result<String> {
     if path.is_empty() {
         return Err(Error::invalid(raw.to_owned(), "has an empty name"));
     }
+    if let Some(part) = path.split('/').find(|part| is_device_name(part)) {
+        return Err(Error::invalid(
+            raw.to_owned(),
+            format!("has {part}, a name Windows reserves for a device"),
+        ));
+    }
     check_file_path(path).map_err(|e| match e {
         Error::Invalid { message, .. } => Error::invalid(raw.to_owned(), message),
         other => other,
@@ -202,8 +228,36 @@ fn check_entry_path(raw: &str) -> Result<String> {
     Ok(path.to_owned())
 }
 
-/// Inflates one entry, stopping one byte past `limit`.
-fn inflate(archive: &mut ZipArchive<Cursor<&[u8]>>, entry: &Entry, limit: u64) -> Result<Vec<u8>> {
+/// `CON`, `nul.txt`, `COM1`…: Windows opens a device instead of a file of
+/// that name, whatever the extension.
+fn is_device_name(part: &str) -> bool {
+    let stem = part.split('.').next().unwrap_or(part).trim_end();
+    let upper = stem.to_ascii_uppercase();
+    match upper.as_str() {
+        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,
+        _ => {
+            let Some(tail) = upper
+                .strip_prefix("COM")
+                .or_else(|| upper.strip_prefix("LPT"))
+            else {
+                return false;
+            };
+            let mut digits = tail.chars();
+            matches!(
+                (digits.next(), digits.next()),
+                (Some('1'..='9' | '\u{b9}' | '\u{b2}' | '\u{b3}'), None)
+            )
+        }
+    }
+}
+
+/// Inflates one entry, stopping one byte past `limit`: more than `limit`
+/// bytes back means the entry is over it, whatever its header claims.
+pub(crate) fn inflate_limited(
+    archive: &mut ZipArchive<Cursor<&[u8]>>,
+    entry: &Entry,
+    limit: u64,
+) -> Result<Vec<u8>> {
     let file = archive
         .by_index(entry.index)
         .map_err(|e| Error::invalid(entry.path.clone(), format!("cannot be unpacked: {e}")))?;
@@ -211,6 +265,12 @@ fn inflate(archive: &mut ZipArchive<Cursor<&[u8]>>, entry: &Entry, limit: u64) -
     file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::invalid(entry.path.clone(), format!("cannot be unpacked: {e}")))?;
+    Ok(bytes)
+}
+
+/// Inflates one skill entry, refusing it past `limit`.
+fn inflate(archive: &mut ZipArchive<Cursor<&[u8]>>, entry: &Entry, limit: u64) -> Result<Vec<u8>> {
+    let bytes = inflate_limited(archive, entry, limit)?;
     if bytes.len() as u64 > limit {
         let message = if limit == MAX_FILE_BYTES {
             format!(
