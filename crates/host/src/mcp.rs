@@ -91,7 +91,7 @@ impl Configured {
 }
 
 pub(crate) struct McpService {
-    file: ConfigFile,
+    file: Arc<ConfigFile>,
     pool: McpPool,
     secrets: Arc<dyn SecretStore>,
     store: Store,
@@ -145,7 +145,7 @@ impl McpService {
             let _ = changed.send(id.to_owned());
         });
         Ok(Arc::new(Self {
-            file: ConfigFile::new(data_root),
+            file: Arc::new(ConfigFile::new(data_root)),
             pool,
             secrets,
             store,
@@ -247,7 +247,7 @@ impl McpService {
     /// live and is reported), expands the servers and hands them to the pool.
     pub(crate) async fn reload(&self) {
         let _one_at_a_time = self.reloads.lock().await;
-        let file = self.file.clone();
+        let file = Arc::clone(&self.file);
         let read = tokio::task::spawn_blocking(move || file.read()).await;
         {
             let mut configured = self

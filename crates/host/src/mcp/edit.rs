@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pizza_mcp::{
     ConfigError, SecretKind, ServerConfig, ServerTransport, claude_desktop_config_path,
@@ -111,7 +112,7 @@ impl McpService {
         let transport = self.transport_from(&id, &params.entry, current.as_ref())?;
         let entry = entry_json(&transport, params.entry.enabled);
         parse_entry(&id, &entry, None).map_err(config_error)?;
-        let file = self.file.clone();
+        let file = Arc::clone(&self.file);
         let (saved, renamed) = (id.clone(), previous.clone());
         blocking(move || file.upsert(&saved, entry, renamed.as_deref()))
             .await?
@@ -174,7 +175,7 @@ impl McpService {
         if !users.is_empty() {
             return Err(in_use(id, &users));
         }
-        let file = self.file.clone();
+        let file = Arc::clone(&self.file);
         let doomed = id.to_owned();
         blocking(move || file.remove(&doomed))
             .await?
@@ -213,7 +214,7 @@ impl McpService {
                 return Err(in_use(id, &users));
             }
         }
-        let file = self.file.clone();
+        let file = Arc::clone(&self.file);
         let target = id.to_owned();
         blocking(move || file.set_enabled(&target, enabled))
             .await?
@@ -294,7 +295,7 @@ impl McpService {
             self.refuse_plugin_server(id)?;
             chosen.push((candidate.id.clone(), candidate.entry.clone()));
         }
-        let file = self.file.clone();
+        let file = Arc::clone(&self.file);
         blocking(move || file.upsert_many(chosen))
             .await?
             .map_err(config_error)?;
