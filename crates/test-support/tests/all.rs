@@ -1,0 +1,5 @@
+//! pizza-test-support's integration tests, one binary.
+
+mod suite {
+    mod mcp_test_server;
+}
