@@ -76,7 +76,9 @@ impl Out {
     }
 
     fn result(&self, id: &Value, result: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+        let mut message = json!({"jsonrpc": "2.0", "id": id});
+        message["result"] = result;
+        self.send(&message);
     }
 
     fn error(&self, id: &Value, code: i64, message: &str) {
