@@ -3,6 +3,7 @@
 //! - `run`   installs what is missing, builds the UI and the app, starts it.
 //! - `test`  installs what is missing and runs the whole suite: fmt, clippy,
 //!   the wasm32 build, unit and integration tests, end-to-end tests under Xvfb.
+//! - `mcp-servers` installs the MCP servers the tests talk to (also part of `test`).
 //! - `layering` checks the crate graph against DESIGN.md §2 (also part of `test`).
 //! - `ui`    builds the UI into `ui/dist` only.
 //! - `deb`   bundles a `.deb` offline (needs npm for the Tauri CLI); `--check`
@@ -10,6 +11,7 @@
 
 mod deb;
 mod layering;
+mod mcp_servers;
 mod services;
 mod setup;
 mod step;
@@ -43,11 +45,16 @@ fn run() -> Result<()> {
         }
         "test" => test::all(&rest),
         "setup" => setup::ensure(setup::Purpose::Test),
+        "mcp-servers" => {
+            let dir = mcp_servers::ensure()?;
+            eprintln!("xtask: MCP test servers in {}", dir.display());
+            Ok(())
+        }
         "layering" => layering::check(),
         "ui" => ui::build(),
         "deb" => deb::command(&rest),
         _ => bail!(
-            "usage: cargo xtask <run|test|layering|ui|deb|setup>\n  run   set up, build and start the app\n  test  set up and run the whole test suite (test --no-e2e skips the window tests)\n  layering  check which crate may depend on which (DESIGN.md §2)\n  deb   bundle a .deb (deb --check also verifies it; deb --check --no-build verifies the last one)"
+            "usage: cargo xtask <run|test|layering|ui|deb|setup|mcp-servers>\n  run   set up, build and start the app\n  test  set up and run the whole test suite (test --no-e2e skips the window tests)\n  mcp-servers  install the MCP servers the tests talk to (part of test)\n  layering  check which crate may depend on which (DESIGN.md §2)\n  deb   bundle a .deb (deb --check also verifies it; deb --check --no-build verifies the last one)"
         ),
     }
 }

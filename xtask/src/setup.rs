@@ -37,6 +37,9 @@ const TEST_PACKAGES: &[&str] = &[
     "gnome-keyring",
     "libsecret-tools",
     "xdotool",
+    // The MCP servers the tests talk to (xtask/src/mcp_servers.rs).
+    "nodejs",
+    "python3-venv",
 ];
 
 pub(crate) fn ensure(purpose: Purpose) -> Result<()> {

@@ -10,6 +10,7 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
     let started = Instant::now();
     let e2e = !args.iter().any(|a| a == "--no-e2e");
     setup::ensure(setup::Purpose::Test)?;
+    let mcp_servers = crate::mcp_servers::ensure()?;
 
     step::cargo(&["fmt", "--all", "--check"])?;
     // Cheap and structural: a forbidden edge fails before anything compiles.
@@ -85,6 +86,7 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
         .current_dir(crate::workspace_root())
         // No accessibility bus on the private session: keep GTK quiet about it.
         .env("NO_AT_BRIDGE", "1")
+        .env(crate::mcp_servers::SERVERS_ENV, &mcp_servers)
         .env_remove("WAYLAND_DISPLAY");
     step::run(&mut command)?;
 

@@ -29,6 +29,7 @@ pub use http_client::http_client;
 pub use import::{ImportCandidate, claude_desktop_config_path, import_candidates, summary};
 pub use pool::{CONNECT_CONCURRENCY, CONNECT_TIMEOUT, McpPool, ServerSnapshot, status_words};
 pub use server::LiveServer;
+pub use sse::{SseError, SseTransport, connect_sse};
 pub use tail::STDERR_TAIL_LINES;
 pub use tooldef::{McpToolDef, TOOL_SEPARATOR, definition_hash, fix_schema, qualified_name};
 pub use watch::ConfigWatcher;

@@ -2,6 +2,7 @@
 //! shipping code.
 
 pub mod data_root;
+pub mod mcp;
 pub mod mock_provider;
 pub mod notification_server;
 pub mod secret_service;
