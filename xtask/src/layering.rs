@@ -97,6 +97,11 @@ const HEAVY: &[(&str, &str)] = &[
 /// reqwest (DESIGN.md §2), and so are tauri's mobile targets.
 const CARRIERS: &[(&str, &str)] = &[("reqwest", "rmcp"), ("reqwest", "tauri")];
 
+/// A workspace crate that uses, directly, the heavy dependency one of its
+/// own heavy dependencies carries: pizza-mcp writes the legacy SSE
+/// transport rmcp no longer ships on rmcp's reqwest (DESIGN.md §2).
+const COMPANIONS: &[(&str, &str)] = &[("reqwest", MCP)];
+
 /// Runs `cargo metadata` on the workspace and fails naming every edge the
 /// layering does not allow.
 pub(crate) fn check() -> Result<()> {
@@ -292,7 +297,10 @@ pub(crate) fn violations(metadata: &Metadata) -> Vec<Violation> {
         let graph = Graph::new(metadata, resolve, &members);
         for package in &workspace {
             for (heavy, owner) in HEAVY {
-                if package.name == *owner {
+                let companion = COMPANIONS
+                    .iter()
+                    .any(|(carried, user)| carried == heavy && *user == package.name);
+                if package.name == *owner || companion {
                     continue;
                 }
                 if let Some(path) = graph.path_to(&package.id, heavy) {

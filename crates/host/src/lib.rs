@@ -162,7 +162,6 @@ impl Host {
         let events = events::AppEvents::default();
         let plugins = plugins::PluginService::open(
             store.clone(),
-            events.clone(),
             options.builtin_plugins,
             data_root.path(),
         )

@@ -25,6 +25,12 @@ use crate::{DataRoot, Host, HostOptions};
 
 const WAIT: Duration = Duration::from_secs(20);
 
+/// Writes `.mcp.json` into the (not yet created) data root.
+fn write_config(root: &TempDataRoot, servers: serde_json::Value) {
+    std::fs::create_dir_all(root.path()).unwrap();
+    std::fs::write(root.path().join(".mcp.json"), config(servers)).unwrap();
+}
+
 fn config(servers: serde_json::Value) -> String {
     serde_json::to_string_pretty(&json!({"mcpServers": servers})).unwrap()
 }
@@ -73,7 +79,7 @@ async fn status(
 #[tokio::test]
 async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
     let root = TempDataRoot::new().unwrap();
-    std::fs::write(root.path().join(".mcp.json"), config(json!({"fast": fast_entry()}))).unwrap();
+    write_config(&root, json!({"fast": fast_entry()}));
     write_skill(
         &root.path().join("skills"),
         "echoer",
@@ -143,7 +149,7 @@ async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
 #[tokio::test]
 async fn servers_an_enabled_skill_needs_stay_and_a_skill_needs_its_servers() {
     let root = TempDataRoot::new().unwrap();
-    std::fs::write(root.path().join(".mcp.json"), config(json!({"fast": fast_entry()}))).unwrap();
+    write_config(&root, json!({"fast": fast_entry()}));
     write_skill(
         &root.path().join("skills"),
         "echoer",
@@ -268,7 +274,7 @@ async fn secret_values_go_to_the_keychain_and_every_value_is_redacted() {
 async fn a_hand_edit_is_followed_and_a_broken_file_keeps_the_last_good_servers() {
     let root = TempDataRoot::new().unwrap();
     let file = root.path().join(".mcp.json");
-    std::fs::write(&file, config(json!({"fast": fast_entry()}))).unwrap();
+    write_config(&root, json!({"fast": fast_entry()}));
     let host = open(&root, &FakeModel::new(), Arc::default()).await;
     let mut events = host.subscribe();
     host.start_mcp().await.unwrap();
@@ -298,7 +304,7 @@ async fn a_hand_edit_is_followed_and_a_broken_file_keeps_the_last_good_servers()
 #[tokio::test]
 async fn a_changed_definition_is_flagged_and_asks_until_reviewed() {
     let root = TempDataRoot::new().unwrap();
-    std::fs::write(root.path().join(".mcp.json"), config(json!({"fast": fast_entry()}))).unwrap();
+    write_config(&root, json!({"fast": fast_entry()}));
     let host = open(&root, &FakeModel::new(), Arc::default()).await;
     // What the person reviewed earlier: `echo` described differently.
     let old = json!({"name": "echo", "description": "Echoes.", "inputSchema": {"type": "object"}});

@@ -17,7 +17,6 @@ use pizza_store::Store;
 
 use crate::Host;
 use crate::desktop::OpenDialog;
-use crate::events::AppEvents;
 
 /// The enablement overlay's source for plugins (they are keyed by name).
 const PLUGIN_SOURCE: &str = "plugin";
@@ -44,7 +43,6 @@ impl PluginSkills for SharedPlugins {
 #[derive(Debug)]
 pub(crate) struct PluginService {
     store: Store,
-    events: AppEvents,
     builtin_dir: Option<PathBuf>,
     user_dir: PathBuf,
     set: Arc<SharedPlugins>,
@@ -91,13 +89,11 @@ fn plugin_servers(set: &PluginSet) -> Vec<ServerConfig> {
 impl PluginService {
     pub(crate) async fn open(
         store: Store,
-        events: AppEvents,
         builtin_dir: Option<PathBuf>,
         data_root: &Path,
     ) -> Result<Arc<Self>, crate::HostError> {
         let service = Arc::new(Self {
             store,
-            events,
             builtin_dir,
             user_dir: pizza_extensions::user_plugins_dir(data_root),
             set: Arc::new(SharedPlugins::default()),

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use pizza_protocol::McpStatus;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
+use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
@@ -235,22 +236,37 @@ impl McpPool {
         if let Value::Object(arguments) = args {
             params = params.with_arguments(arguments);
         }
-        let call = peer.call_tool(params);
-        let result = tokio::select! {
-            result = call => result,
-            () = cancel.cancelled() => return Err(McpError::Cancelled),
+        let failed = |message: String| McpError::Call {
+            server: server.to_owned(),
+            message,
+        };
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let mut handle = peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        // A cancel or a timeout tells the server (`notifications/cancelled`),
+        // so it can stop the work.
+        let answer = tokio::select! {
+            answer = &mut handle.rx => answer,
+            () = cancel.cancelled() => {
+                let _ = handle.cancel(Some("the run was cancelled".to_owned())).await;
+                return Err(McpError::Cancelled);
+            }
             () = tokio::time::sleep(timeout) => {
+                let _ = handle.cancel(Some("timed out".to_owned())).await;
                 return Err(McpError::Timeout { tool: tool.to_owned(), after: timeout });
             }
         };
-        let result = result.map_err(|e| McpError::Call {
-            server: server.to_owned(),
-            message: e.to_string(),
-        })?;
-        let value = serde_json::to_value(&result).map_err(|e| McpError::Call {
-            server: server.to_owned(),
-            message: e.to_string(),
-        })?;
+        let result = match answer {
+            Ok(Ok(ServerResult::CallToolResult(result))) => result,
+            Ok(Ok(other)) => {
+                return Err(failed(format!("it answered something else: {other:?}")));
+            }
+            Ok(Err(e)) => return Err(failed(e.to_string())),
+            Err(_) => return Err(failed("the connection closed".to_owned())),
+        };
+        let value = serde_json::to_value(&result).map_err(|e| failed(e.to_string()))?;
         Ok(CallOutput::from_result(&value))
     }
 

@@ -103,10 +103,19 @@ async fn a_cancelled_call_tells_the_server_and_a_slow_one_times_out() {
     };
     let (result, ()) = tokio::join!(call, canceller);
     assert!(matches!(result, Err(McpError::Cancelled)), "{result:?}");
-    let told = pool
-        .wait_for("slow", WAIT, |s| s.stderr.iter().any(|l| l.starts_with("cancelled")))
-        .await;
-    assert!(told.is_some(), "the server never heard notifications/cancelled");
+    // The stderr tail is not a change the pool announces: read it until the
+    // line is there, within the deadline.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !pool
+        .server("slow")
+        .is_some_and(|s| s.stderr.iter().any(|l| l.starts_with("cancelled")))
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the server never heard notifications/cancelled"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
     let result = pool
         .call("slow", "slow", json!({"seconds": 30}), Duration::from_millis(300), CancellationToken::new())

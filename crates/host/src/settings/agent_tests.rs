@@ -34,6 +34,7 @@ async fn the_persona_and_limit_are_saved_and_every_run_uses_them() {
             persona: "Answer in French.".to_owned(),
             max_tool_calls: -1,
             max_subagent_tool_calls: DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
+            mcp_tool_timeout_secs: pizza_protocol::DEFAULT_MCP_TOOL_TIMEOUT_SECS,
         }
     );
     let started = host.run_start(start(None, "Hello")).await.unwrap();
