@@ -99,15 +99,25 @@ async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
     let mut events = host.subscribe();
     host.start_mcp().await.unwrap();
     status(&host, &mut events, "fast", McpStatus::is_connected).await;
-    let ready = host
-        .skill_list(pizza_protocol::SkillListParams {})
-        .await
-        .unwrap()
-        .skills
-        .into_iter()
-        .find(|s| s.name == "echoer")
-        .unwrap();
-    assert_eq!(ready.readiness.state, SkillReadinessState::Ready, "{ready:?}");
+    // The skill turns ready once the roster has the server's tools.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let echoer = host
+            .skill_list(pizza_protocol::SkillListParams {})
+            .await
+            .unwrap()
+            .skills
+            .into_iter()
+            .find(|s| s.name == "echoer")
+            .unwrap();
+        if echoer.readiness.state == SkillReadinessState::Ready {
+            break;
+        }
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+            other => panic!("echoer never turned ready: {other:?} / {echoer:?}"),
+        }
+    }
 
     let started = host.run_start(start(None, "echo hello")).await.unwrap();
     let mut rx = subscribe(&host, &started.thread_id, None).await;

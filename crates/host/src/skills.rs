@@ -39,6 +39,9 @@ use views::{fields, file_view, shown_as_text, skill_view};
 struct Snapshot {
     catalog: Catalog,
     roster: Roster,
+    /// What the roster was compiled against: readiness is read from it too,
+    /// so a skill never shows ready before runs can use it.
+    surface: Arc<ToolSurface>,
 }
 
 #[derive(Debug)]
@@ -142,7 +145,11 @@ impl SkillService {
             let mut catalog = Catalog::load(sources);
             catalog.set_enablement(overlay);
             let roster = Roster::compile(&catalog, &tools.resolver, &tools.registry);
-            Snapshot { catalog, roster }
+            Snapshot {
+                catalog,
+                roster,
+                surface: tools,
+            }
         })
         .await
         .map_err(|e| HostError::SkillsUnreadable {
@@ -223,7 +230,11 @@ impl SkillService {
                 }
                 catalog.set_enablement(overlay);
                 let roster = Roster::compile(&catalog, &tools.resolver, &tools.registry);
-                Snapshot { catalog, roster }
+                Snapshot {
+                    catalog,
+                    roster,
+                    surface: tools,
+                }
             })
             .await?,
         );
@@ -238,7 +249,7 @@ impl SkillService {
     fn view_in(&self, snapshot: &Snapshot, name: &str) -> Result<SkillView, ApiError> {
         snapshot
             .catalog
-            .listing(&self.surface().resolver)
+            .listing(&snapshot.surface.resolver)
             .into_iter()
             .find(|listing| listing.name == name)
             .map(skill_view)
@@ -246,11 +257,11 @@ impl SkillService {
     }
 
     pub(crate) fn skill_list(&self) -> SkillList {
+        let snapshot = self.current();
         SkillList {
-            skills: self
-                .current()
+            skills: snapshot
                 .catalog
-                .listing(&self.surface().resolver)
+                .listing(&snapshot.surface.resolver)
                 .into_iter()
                 .map(skill_view)
                 .collect(),
