@@ -160,12 +160,9 @@ impl Host {
         let tools = pizza_tools::ToolRegistry::with_builtins();
         let approvals = approvals::ApprovalService::new(store.clone(), tools.clone());
         let events = events::AppEvents::default();
-        let plugins = plugins::PluginService::open(
-            store.clone(),
-            options.builtin_plugins,
-            data_root.path(),
-        )
-        .await?;
+        let plugins =
+            plugins::PluginService::open(store.clone(), options.builtin_plugins, data_root.path())
+                .await?;
         let skills = skills::SkillService::open(
             store.clone(),
             events.clone(),

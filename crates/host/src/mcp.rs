@@ -366,7 +366,8 @@ impl McpService {
                 },
             );
         }
-        let builtins = pizza_extensions::BuiltinToolResolver::with_builtins(self.builtin_tools.names());
+        let builtins =
+            pizza_extensions::BuiltinToolResolver::with_builtins(self.builtin_tools.names());
         Arc::new(ToolSurface {
             registry,
             resolver: HostResolver::new(builtins, servers),
@@ -377,7 +378,11 @@ impl McpService {
         let config = self
             .config_of(id)
             .ok_or_else(|| ApiError::not_found(format!("There is no MCP server named {id}.")))?;
-        Ok(server_view(&config, self.pool.server(id).as_ref(), &self.policy.reviews()))
+        Ok(server_view(
+            &config,
+            self.pool.server(id).as_ref(),
+            &self.policy.reviews(),
+        ))
     }
 
     pub(crate) fn list(&self) -> McpServerList {
@@ -399,7 +404,11 @@ impl McpService {
     }
 
     /// Marks a server's tools (or one) reviewed as they are now.
-    pub(crate) async fn review(&self, id: &str, tool: Option<&str>) -> Result<McpServerView, ApiError> {
+    pub(crate) async fn review(
+        &self,
+        id: &str,
+        tool: Option<&str>,
+    ) -> Result<McpServerView, ApiError> {
         let snapshot = self
             .pool
             .server(id)
@@ -408,7 +417,14 @@ impl McpService {
             .tools
             .iter()
             .filter(|t| tool.is_none_or(|name| t.name == name))
-            .map(|t| (t.server.clone(), t.name.clone(), t.hash.clone(), t.definition.to_string()))
+            .map(|t| {
+                (
+                    t.server.clone(),
+                    t.name.clone(),
+                    t.hash.clone(),
+                    t.definition.to_string(),
+                )
+            })
             .collect();
         self.save_reviews(reviews).await;
         self.events.emit(AppEvent::McpStatus {

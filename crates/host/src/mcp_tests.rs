@@ -11,7 +11,7 @@ use pizza_protocol::{
     AppEvent, Decision, ErrorCode, McpEntryValue, McpServerEntry, McpServerIdParams,
     McpServerListParams, McpServerSaveParams, McpServerSetEnabledParams, McpStatus,
     McpToolReviewParams, McpTransportKind, REDACTED, RunEvent, RunRespondParams,
-    SkillSetEnabledParams, SkillReadinessState, ThreadGetParams,
+    SkillReadinessState, SkillSetEnabledParams, ThreadGetParams,
 };
 use pizza_test_support::data_root::TempDataRoot;
 use pizza_test_support::mcp::test_server_bin;
@@ -26,12 +26,12 @@ use crate::{DataRoot, Host, HostOptions};
 const WAIT: Duration = Duration::from_secs(20);
 
 /// Writes `.mcp.json` into the (not yet created) data root.
-fn write_config(root: &TempDataRoot, servers: serde_json::Value) {
+fn write_config(root: &TempDataRoot, servers: &serde_json::Value) {
     std::fs::create_dir_all(root.path()).unwrap();
     std::fs::write(root.path().join(".mcp.json"), config(servers)).unwrap();
 }
 
-fn config(servers: serde_json::Value) -> String {
+fn config(servers: &serde_json::Value) -> String {
     serde_json::to_string_pretty(&json!({"mcpServers": servers})).unwrap()
 }
 
@@ -70,7 +70,7 @@ async fn status(
             return server.status.clone();
         }
         match tokio::time::timeout_at(deadline, events.recv()).await {
-            Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+            Ok(Ok(_) | Err(broadcast::error::RecvError::Lagged(_))) => {}
             other => panic!("{id} never reached the status: {other:?} / {list:?}"),
         }
     }
@@ -79,7 +79,7 @@ async fn status(
 #[tokio::test]
 async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
     let root = TempDataRoot::new().unwrap();
-    write_config(&root, json!({"fast": fast_entry()}));
+    write_config(&root, &json!({"fast": fast_entry()}));
     write_skill(
         &root.path().join("skills"),
         "echoer",
@@ -90,7 +90,11 @@ async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
         &[],
     );
     let model = FakeModel::with_turns([
-        FakeTurn::tool_call("t1", "task", json!({"skill": "echoer", "ask": "echo hello"})),
+        FakeTurn::tool_call(
+            "t1",
+            "task",
+            json!({"skill": "echoer", "ask": "echo hello"}),
+        ),
         FakeTurn::tool_call("e1", "fast__echo", json!({"text": "hello"})),
         FakeTurn::text("The server echoed hello."),
         FakeTurn::text("It said hello."),
@@ -114,7 +118,7 @@ async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
             break;
         }
         match tokio::time::timeout_at(deadline, events.recv()).await {
-            Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+            Ok(Ok(_) | Err(broadcast::error::RecvError::Lagged(_))) => {}
             other => panic!("echoer never turned ready: {other:?} / {echoer:?}"),
         }
     }
@@ -132,7 +136,11 @@ async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
     let request = &interrupt.requests[0];
     assert_eq!(request.tool, "fast__echo");
     assert_eq!(request.skill.as_deref(), Some("echoer"));
-    assert!(request.description.contains("echo on MCP server fast"), "{}", request.description);
+    assert!(
+        request.description.contains("echo on MCP server fast"),
+        "{}",
+        request.description
+    );
     assert_eq!(request.arguments, json!({"text": "hello"}));
 
     host.run_respond(RunRespondParams {
@@ -150,8 +158,15 @@ async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
         })
         .await
         .unwrap();
-    let calls: Vec<_> = detail.delegations.iter().flat_map(|d| d.tool_calls.iter()).collect();
-    let echo = calls.iter().find(|c| c.name == "fast__echo").expect("the subagent's call");
+    let calls: Vec<_> = detail
+        .delegations
+        .iter()
+        .flat_map(|d| d.tool_calls.iter())
+        .collect();
+    let echo = calls
+        .iter()
+        .find(|c| c.name == "fast__echo")
+        .expect("the subagent's call");
     assert_eq!(echo.result.as_deref(), Some("hello"));
     host.shutdown(Duration::from_secs(5)).await;
 }
@@ -159,7 +174,7 @@ async fn a_skill_delegates_to_an_mcp_tool_behind_its_gate() {
 #[tokio::test]
 async fn servers_an_enabled_skill_needs_stay_and_a_skill_needs_its_servers() {
     let root = TempDataRoot::new().unwrap();
-    write_config(&root, json!({"fast": fast_entry()}));
+    write_config(&root, &json!({"fast": fast_entry()}));
     write_skill(
         &root.path().join("skills"),
         "echoer",
@@ -182,33 +197,56 @@ async fn servers_an_enabled_skill_needs_stay_and_a_skill_needs_its_servers() {
     assert_eq!(err.code, ErrorCode::ResourceInUse);
     assert!(err.message.contains("echoer"), "{}", err.message);
     let err = host
-        .mcp_server_set_enabled(McpServerSetEnabledParams { id: "fast".into(), enabled: false })
+        .mcp_server_set_enabled(McpServerSetEnabledParams {
+            id: "fast".into(),
+            enabled: false,
+        })
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::ResourceInUse);
 
     let err = host
-        .skill_set_enabled(SkillSetEnabledParams { name: "orphan".into(), enabled: true })
+        .skill_set_enabled(SkillSetEnabledParams {
+            name: "orphan".into(),
+            enabled: true,
+        })
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::DependencyDisabled);
-    assert!(err.message.contains("nowhere (not configured)"), "{}", err.message);
+    assert!(
+        err.message.contains("nowhere (not configured)"),
+        "{}",
+        err.message
+    );
 
     // Switched off, the skill no longer holds the server.
-    host.skill_set_enabled(SkillSetEnabledParams { name: "echoer".into(), enabled: false })
-        .await
-        .unwrap();
+    host.skill_set_enabled(SkillSetEnabledParams {
+        name: "echoer".into(),
+        enabled: false,
+    })
+    .await
+    .unwrap();
     let view = host
-        .mcp_server_set_enabled(McpServerSetEnabledParams { id: "fast".into(), enabled: false })
+        .mcp_server_set_enabled(McpServerSetEnabledParams {
+            id: "fast".into(),
+            enabled: false,
+        })
         .await
         .unwrap();
     assert!(!view.enabled);
     status(&host, &mut events, "fast", |s| *s == McpStatus::Disabled).await;
     let err = host
-        .skill_set_enabled(SkillSetEnabledParams { name: "echoer".into(), enabled: true })
+        .skill_set_enabled(SkillSetEnabledParams {
+            name: "echoer".into(),
+            enabled: true,
+        })
         .await
         .unwrap_err();
-    assert!(err.message.contains("fast (switched off)"), "{}", err.message);
+    assert!(
+        err.message.contains("fast (switched off)"),
+        "{}",
+        err.message
+    );
     host.mcp_server_delete(id).await.unwrap();
     let written = std::fs::read_to_string(root.path().join(".mcp.json")).unwrap();
     assert!(!written.contains("\"fast\""), "{written}");
@@ -229,20 +267,35 @@ async fn secret_values_go_to_the_keychain_and_every_value_is_redacted() {
         cwd: None,
         url: String::new(),
         env: vec![
-            McpEntryValue { name: "TOKEN".into(), value: Some("s3cret-token".into()), secret: true },
-            McpEntryValue { name: "MODE".into(), value: Some("plain".into()), secret: false },
+            McpEntryValue {
+                name: "TOKEN".into(),
+                value: Some("s3cret-token".into()),
+                secret: true,
+            },
+            McpEntryValue {
+                name: "MODE".into(),
+                value: Some("plain".into()),
+                secret: false,
+            },
         ],
         headers: Vec::new(),
         enabled: true,
     };
     let saved = host
-        .mcp_server_save(McpServerSaveParams { id: "fast".into(), entry: entry.clone(), previous_id: None })
+        .mcp_server_save(McpServerSaveParams {
+            id: "fast".into(),
+            entry: entry.clone(),
+            previous_id: None,
+        })
         .await
         .unwrap();
     assert!(saved.env.iter().all(|v| v.value == REDACTED));
     assert!(saved.env.iter().any(|v| v.name == "TOKEN" && v.secret));
     let written = std::fs::read_to_string(root.path().join(".mcp.json")).unwrap();
-    assert!(!written.contains("s3cret-token"), "the file keeps a reference: {written}");
+    assert!(
+        !written.contains("s3cret-token"),
+        "the file keeps a reference: {written}"
+    );
     assert!(written.contains("${secret:"), "{written}");
     assert!(secrets.snapshot().values().any(|v| v == "s3cret-token"));
     status(&host, &mut events, "fast", McpStatus::is_connected).await;
@@ -254,11 +307,18 @@ async fn secret_values_go_to_the_keychain_and_every_value_is_redacted() {
     }
     kept.args.push("--stderr-lines".into());
     kept.args.push("1".into());
-    host.mcp_server_save(McpServerSaveParams { id: "fast".into(), entry: kept, previous_id: None })
-        .await
-        .unwrap();
+    host.mcp_server_save(McpServerSaveParams {
+        id: "fast".into(),
+        entry: kept,
+        previous_id: None,
+    })
+    .await
+    .unwrap();
     let rewritten = std::fs::read_to_string(root.path().join(".mcp.json")).unwrap();
-    assert!(rewritten.contains("plain") && rewritten.contains("${secret:"), "{rewritten}");
+    assert!(
+        rewritten.contains("plain") && rewritten.contains("${secret:"),
+        "{rewritten}"
+    );
 
     let bad = McpServerEntry {
         transport: McpTransportKind::Http,
@@ -271,12 +331,19 @@ async fn secret_values_go_to_the_keychain_and_every_value_is_redacted() {
         enabled: true,
     };
     let err = host
-        .mcp_server_save(McpServerSaveParams { id: "web".into(), entry: bad, previous_id: None })
+        .mcp_server_save(McpServerSaveParams {
+            id: "web".into(),
+            entry: bad,
+            previous_id: None,
+        })
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidInput);
     assert!(err.message.starts_with("url:"), "{}", err.message);
-    assert_eq!(std::fs::read_to_string(root.path().join(".mcp.json")).unwrap(), rewritten);
+    assert_eq!(
+        std::fs::read_to_string(root.path().join(".mcp.json")).unwrap(),
+        rewritten
+    );
     host.shutdown(Duration::from_secs(5)).await;
 }
 
@@ -284,7 +351,7 @@ async fn secret_values_go_to_the_keychain_and_every_value_is_redacted() {
 async fn a_hand_edit_is_followed_and_a_broken_file_keeps_the_last_good_servers() {
     let root = TempDataRoot::new().unwrap();
     let file = root.path().join(".mcp.json");
-    write_config(&root, json!({"fast": fast_entry()}));
+    write_config(&root, &json!({"fast": fast_entry()}));
     let host = open(&root, &FakeModel::new(), Arc::default()).await;
     let mut events = host.subscribe();
     host.start_mcp().await.unwrap();
@@ -302,9 +369,16 @@ async fn a_hand_edit_is_followed_and_a_broken_file_keeps_the_last_good_servers()
             .expect("the broken file is reported");
     };
     assert_eq!(list.servers.len(), 1);
-    assert!(list.servers[0].status.is_connected(), "the last good server stays live");
+    assert!(
+        list.servers[0].status.is_connected(),
+        "the last good server stays live"
+    );
 
-    std::fs::write(&file, config(json!({"fast": fast_entry(), "other": fast_entry()}))).unwrap();
+    std::fs::write(
+        &file,
+        config(&json!({"fast": fast_entry(), "other": fast_entry()})),
+    )
+    .unwrap();
     status(&host, &mut events, "other", McpStatus::is_connected).await;
     let list = host.mcp_server_list(McpServerListParams {}).await.unwrap();
     assert!(list.config_error.is_none());
@@ -314,7 +388,7 @@ async fn a_hand_edit_is_followed_and_a_broken_file_keeps_the_last_good_servers()
 #[tokio::test]
 async fn a_changed_definition_is_flagged_and_asks_until_reviewed() {
     let root = TempDataRoot::new().unwrap();
-    write_config(&root, json!({"fast": fast_entry()}));
+    write_config(&root, &json!({"fast": fast_entry()}));
     let host = open(&root, &FakeModel::new(), Arc::default()).await;
     // What the person reviewed earlier: `echo` described differently.
     let old = json!({"name": "echo", "description": "Echoes.", "inputSchema": {"type": "object"}});
@@ -338,13 +412,31 @@ async fn a_changed_definition_is_flagged_and_asks_until_reviewed() {
     let echo = view.tools.iter().find(|t| t.name == "echo").unwrap();
     let diff = echo.changed.as_deref().expect("echo is flagged");
     assert!(diff.contains("-  \"description\": \"Echoes.\""), "{diff}");
-    assert!(view.tools.iter().filter(|t| t.name != "echo").all(|t| t.changed.is_none()));
-    let def = host.inner.mcp.pool().server("fast").unwrap().tools.iter().find(|t| t.name == "echo").cloned().unwrap();
+    assert!(
+        view.tools
+            .iter()
+            .filter(|t| t.name != "echo")
+            .all(|t| t.changed.is_none())
+    );
+    let def = host
+        .inner
+        .mcp
+        .pool()
+        .server("fast")
+        .unwrap()
+        .tools
+        .iter()
+        .find(|t| t.name == "echo")
+        .cloned()
+        .unwrap();
     use pizza_tools::McpCallPolicy;
     assert!(host.inner.mcp.policy().needs_review(&def));
 
     let reviewed = host
-        .mcp_tool_review(McpToolReviewParams { id: "fast".into(), tool: Some("echo".into()) })
+        .mcp_tool_review(McpToolReviewParams {
+            id: "fast".into(),
+            tool: Some("echo".into()),
+        })
         .await
         .unwrap();
     assert!(reviewed.tools.iter().all(|t| t.changed.is_none()));

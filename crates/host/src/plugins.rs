@@ -27,7 +27,10 @@ pub(crate) struct SharedPlugins(RwLock<PluginSet>);
 
 impl SharedPlugins {
     fn get(&self) -> PluginSet {
-        self.0.read().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -61,7 +64,9 @@ fn extension_error(err: pizza_extensions::Error) -> ApiError {
     }
 }
 
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work).await.map_err(|e| {
         ApiError::general("Reading the plugins stopped unexpectedly.").with_details(e.to_string())
     })
@@ -119,7 +124,8 @@ impl PluginService {
             .map(|row| (row.id, row.enabled))
             .collect();
         let (builtin, user) = (self.builtin_dir.clone(), self.user_dir.clone());
-        let plugins = blocking(move || pizza_extensions::load_plugins(builtin.as_deref(), &user)).await?;
+        let plugins =
+            blocking(move || pizza_extensions::load_plugins(builtin.as_deref(), &user)).await?;
         *self.set.0.write().unwrap_or_else(PoisonError::into_inner) =
             PluginSet::with_switches(plugins, &switches);
         Ok(())
@@ -148,7 +154,10 @@ impl Host {
     /// follow, the window is told.
     async fn plugins_changed(&self) -> Result<(), ApiError> {
         self.plugins().read().await?;
-        self.inner.mcp.set_plugin_servers(self.plugins().servers()).await;
+        self.inner
+            .mcp
+            .set_plugin_servers(self.plugins().servers())
+            .await;
         self.inner.skills.reload_plugins().await;
         self.inner.events.emit(AppEvent::PluginsChanged);
         Ok(())
@@ -194,7 +203,10 @@ impl Host {
         })
     }
 
-    pub async fn plugin_install(&self, params: PluginInstallParams) -> Result<PluginView, ApiError> {
+    pub async fn plugin_install(
+        &self,
+        params: PluginInstallParams,
+    ) -> Result<PluginView, ApiError> {
         let source = required_path(&params.path)?;
         let user_dir = self.plugins().user_dir.clone();
         let installed = blocking(move || pizza_extensions::install(&source, &user_dir))
@@ -209,7 +221,9 @@ impl Host {
         let name = params.name.trim().to_owned();
         let set = self.plugins().set.get();
         let Some(plugin) = set.get(&name) else {
-            return Err(ApiError::not_found(format!("There is no plugin named {name}.")));
+            return Err(ApiError::not_found(format!(
+                "There is no plugin named {name}."
+            )));
         };
         if plugin.builtin {
             return Err(ApiError::invalid_input(format!(
@@ -228,13 +242,21 @@ impl Host {
         blocking(move || pizza_extensions::remove_plugin(&doomed, &user_dir))
             .await?
             .map_err(extension_error)?;
-        if let Err(error) = self.inner.store.clear_enablement(PLUGIN_KIND, PLUGIN_SOURCE, &name).await {
+        if let Err(error) = self
+            .inner
+            .store
+            .clear_enablement(PLUGIN_KIND, PLUGIN_SOURCE, &name)
+            .await
+        {
             tracing::warn!(%error, plugin = %name, "could not forget a removed plugin's switch");
         }
         self.plugins_changed().await
     }
 
-    pub async fn plugin_set_enabled(&self, params: PluginSetEnabledParams) -> Result<PluginView, ApiError> {
+    pub async fn plugin_set_enabled(
+        &self,
+        params: PluginSetEnabledParams,
+    ) -> Result<PluginView, ApiError> {
         let name = params.name.trim().to_owned();
         self.plugins().view(&name)?;
         self.inner
@@ -271,7 +293,9 @@ impl Host {
 fn required_path(path: &str) -> Result<PathBuf, ApiError> {
     let path = path.trim();
     if path.is_empty() {
-        return Err(ApiError::invalid_input("path: choose a plugin ZIP or folder"));
+        return Err(ApiError::invalid_input(
+            "path: choose a plugin ZIP or folder",
+        ));
     }
     Ok(PathBuf::from(path))
 }

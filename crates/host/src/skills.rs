@@ -465,10 +465,10 @@ fn servers_of(bundle: &pizza_extensions::SkillBundle) -> Vec<String> {
         .iter()
         .chain(manifest.interrupt_on.iter().map(|rule| &rule.tool));
     for tool in refs {
-        if let Some(server) = tool.mcp_server() {
-            if !servers.iter().any(|s| s == server) {
-                servers.push(server.to_owned());
-            }
+        if let Some(server) = tool.mcp_server()
+            && !servers.iter().any(|s| s == server)
+        {
+            servers.push(server.to_owned());
         }
     }
     servers

@@ -8,12 +8,23 @@ use serde_json::Value;
 pub enum CallPart {
     Text(String),
     /// Base64 data as the server sent it.
-    Image { mime: String, data: String },
-    Audio { mime: String },
+    Image {
+        mime: String,
+        data: String,
+    },
+    Audio {
+        mime: String,
+    },
     /// A link to a resource the server holds.
-    ResourceLink { uri: String, name: String },
+    ResourceLink {
+        uri: String,
+        name: String,
+    },
     /// An embedded resource: its text, or only its URI for a blob.
-    Resource { uri: String, text: Option<String> },
+    Resource {
+        uri: String,
+        text: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

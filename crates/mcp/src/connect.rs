@@ -67,9 +67,14 @@ pub(crate) async fn open(
         }
         ServerTransport::Http { url, headers } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
-            config.custom_headers = header_map(headers)?.into_iter().filter_map(|(k, v)| Some((k?, v))).collect();
-            let transport =
-                StreamableHttpClientTransport::with_client(crate::http_client::http_client(), config);
+            config.custom_headers = header_map(headers)?
+                .into_iter()
+                .filter_map(|(k, v)| Some((k?, v)))
+                .collect();
+            let transport = StreamableHttpClientTransport::with_client(
+                crate::http_client::http_client(),
+                config,
+            );
             let service = handler
                 .serve(transport)
                 .await
@@ -81,10 +86,13 @@ pub(crate) async fn open(
             })
         }
         ServerTransport::Sse { url, headers } => {
-            let transport =
-                crate::sse::connect_sse(crate::http_client::http_client(), url, header_map(headers)?)
-                    .await
-                    .map_err(|e| format!("cannot connect to {url}: {e}"))?;
+            let transport = crate::sse::connect_sse(
+                crate::http_client::http_client(),
+                url,
+                header_map(headers)?,
+            )
+            .await
+            .map_err(|e| format!("cannot connect to {url}: {e}"))?;
             let service = handler
                 .serve(transport)
                 .await

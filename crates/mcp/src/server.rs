@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use pizza_protocol::McpStatus;
+use rmcp::ClientHandler;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
-use rmcp::ClientHandler;
 use tokio::process::Child;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
@@ -361,7 +361,10 @@ async fn stop_process(child: Option<&mut Child>, group: Option<u32>) {
     if let Some(group) = group {
         crate::stdio::signal_group(group, false);
     }
-    if tokio::time::timeout(STOP_GRACE, child.wait()).await.is_err() {
+    if tokio::time::timeout(STOP_GRACE, child.wait())
+        .await
+        .is_err()
+    {
         let _ = child.kill().await;
     }
     // Whatever the server started and left behind goes with it.

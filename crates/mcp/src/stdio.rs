@@ -50,9 +50,7 @@ pub(crate) fn child_env(
     host: impl Iterator<Item = (String, String)>,
     entry: &BTreeMap<String, String>,
 ) -> BTreeMap<String, String> {
-    let mut env: BTreeMap<String, String> = host
-        .filter(|(key, _)| allowed(key))
-        .collect();
+    let mut env: BTreeMap<String, String> = host.filter(|(key, _)| allowed(key)).collect();
     env.extend(entry.iter().map(|(k, v)| (k.clone(), v.clone())));
     env
 }
@@ -168,10 +166,10 @@ pub(crate) fn signal_group(group: u32, kill: bool) {
             return;
         };
         let signal = if kill { Signal::KILL } else { Signal::TERM };
-        if let Err(e) = kill_process_group(pid, signal) {
-            if e != rustix::io::Errno::SRCH {
-                tracing::debug!(group, error = %e, "cannot signal an MCP server's process group");
-            }
+        if let Err(e) = kill_process_group(pid, signal)
+            && e != rustix::io::Errno::SRCH
+        {
+            tracing::debug!(group, error = %e, "cannot signal an MCP server's process group");
         }
     }
     #[cfg(not(unix))]

@@ -120,16 +120,18 @@ pub fn fix_schema(schema: &Value) -> Value {
         .remove("properties")
         .and_then(|p| p.as_object().cloned())
         .unwrap_or_default();
-    let mut required: Option<Vec<String>> = out.remove("required").map(strings);
+    let mut required: Option<Vec<String>> = out.remove("required").as_ref().map(strings);
     if !branches.is_empty() {
         let mut every: Option<Vec<String>> = None;
         for branch in &branches {
             if let Some(props) = branch.get("properties").and_then(Value::as_object) {
                 for (key, value) in props {
-                    properties.entry(key.clone()).or_insert_with(|| value.clone());
+                    properties
+                        .entry(key.clone())
+                        .or_insert_with(|| value.clone());
                 }
             }
-            let needed = branch.get("required").cloned().map(strings).unwrap_or_default();
+            let needed = branch.get("required").map(strings).unwrap_or_default();
             every = Some(match every {
                 None => needed,
                 Some(so_far) => so_far.into_iter().filter(|k| needed.contains(k)).collect(),
@@ -151,7 +153,7 @@ pub fn fix_schema(schema: &Value) -> Value {
     Value::Object(out)
 }
 
-fn strings(value: Value) -> Vec<String> {
+fn strings(value: &Value) -> Vec<String> {
     value
         .as_array()
         .map(|items| {

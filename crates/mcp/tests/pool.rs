@@ -34,7 +34,10 @@ fn pool() -> McpPool {
 async fn connected(pool: &McpPool, id: &str) -> ServerSnapshot {
     match pool.wait_for(id, WAIT, |s| s.status.is_connected()).await {
         Some(snapshot) => snapshot,
-        None => panic!("{id} did not connect: {:?}", pool.server(id).map(|s| s.status)),
+        None => panic!(
+            "{id} did not connect: {:?}",
+            pool.server(id).map(|s| s.status)
+        ),
     }
 }
 
@@ -52,18 +55,32 @@ async fn errored(pool: &McpPool, id: &str) -> String {
 #[tokio::test]
 async fn tools_are_listed_and_called_with_every_kind_of_result() {
     let pool = pool();
-    pool.apply(vec![server("fast", &["--stderr-lines", "3", "--name", "fast"])]);
+    pool.apply(vec![server(
+        "fast",
+        &["--stderr-lines", "3", "--name", "fast"],
+    )]);
     let snapshot = connected(&pool, "fast").await;
     let names: Vec<&str> = snapshot.tools.iter().map(|t| t.name.as_str()).collect();
     for tool in ["echo", "add", "slow", "image", "flip", "fail", "structured"] {
         assert!(names.contains(&tool), "{tool} missing from {names:?}");
     }
-    assert!(snapshot.tools.iter().all(|t| t.qualified_name.starts_with("fast__")));
+    assert!(
+        snapshot
+            .tools
+            .iter()
+            .all(|t| t.qualified_name.starts_with("fast__"))
+    );
     assert_eq!(snapshot.instructions.as_deref(), Some("Test server fast."));
     assert_eq!(snapshot.stderr.len(), 3, "{:?}", snapshot.stderr);
 
     let echo = pool
-        .call("fast", "echo", json!({"text": "hello"}), CALL, CancellationToken::new())
+        .call(
+            "fast",
+            "echo",
+            json!({"text": "hello"}),
+            CALL,
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert_eq!(echo.parts, vec![CallPart::Text("hello".into())]);
@@ -73,16 +90,27 @@ async fn tools_are_listed_and_called_with_every_kind_of_result() {
         .call("fast", "image", json!({}), CALL, CancellationToken::new())
         .await
         .unwrap();
-    assert!(matches!(&image.parts[0], CallPart::Image { mime, data } if mime == "image/png" && !data.is_empty()));
+    assert!(
+        matches!(&image.parts[0], CallPart::Image { mime, data } if mime == "image/png" && !data.is_empty())
+    );
 
     let failed = pool
         .call("fast", "fail", json!({}), CALL, CancellationToken::new())
         .await
         .unwrap();
-    assert!(failed.is_error, "isError reaches the caller as an errored result");
+    assert!(
+        failed.is_error,
+        "isError reaches the caller as an errored result"
+    );
 
     let structured = pool
-        .call("fast", "structured", json!({}), CALL, CancellationToken::new())
+        .call(
+            "fast",
+            "structured",
+            json!({}),
+            CALL,
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert!(structured.structured.is_some());
@@ -118,9 +146,18 @@ async fn a_cancelled_call_tells_the_server_and_a_slow_one_times_out() {
     }
 
     let result = pool
-        .call("slow", "slow", json!({"seconds": 30}), Duration::from_millis(300), CancellationToken::new())
+        .call(
+            "slow",
+            "slow",
+            json!({"seconds": 30}),
+            Duration::from_millis(300),
+            CancellationToken::new(),
+        )
         .await;
-    assert!(matches!(result, Err(McpError::Timeout { .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(McpError::Timeout { .. })),
+        "{result:?}"
+    );
     pool.shutdown().await;
 }
 
@@ -133,9 +170,14 @@ async fn a_changed_tool_list_is_picked_up() {
         .await
         .unwrap();
     let flipped = pool
-        .wait_for("flip", WAIT, |s| s.tools.iter().any(|t| t.name == "flipped"))
+        .wait_for("flip", WAIT, |s| {
+            s.tools.iter().any(|t| t.name == "flipped")
+        })
         .await;
-    assert!(flipped.is_some(), "tools/list_changed did not refresh the tools");
+    assert!(
+        flipped.is_some(),
+        "tools/list_changed did not refresh the tools"
+    );
     pool.shutdown().await;
 }
 
@@ -144,18 +186,35 @@ async fn a_crashed_server_comes_back_by_itself() {
     let pool = pool();
     pool.apply(vec![server("crashy", &["--crash-after", "1"])]);
     connected(&pool, "crashy").await;
-    pool.call("crashy", "echo", json!({"text": "once"}), CALL, CancellationToken::new())
-        .await
-        .unwrap();
+    pool.call(
+        "crashy",
+        "echo",
+        json!({"text": "once"}),
+        CALL,
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
     let second = pool
-        .call("crashy", "echo", json!({"text": "twice"}), CALL, CancellationToken::new())
+        .call(
+            "crashy",
+            "echo",
+            json!({"text": "twice"}),
+            CALL,
+            CancellationToken::new(),
+        )
         .await;
     assert!(second.is_err(), "the server exits instead of answering");
     let crashed = pool
-        .wait_for("crashy", WAIT, |s| matches!(s.status, McpStatus::Crashed { .. }))
+        .wait_for("crashy", WAIT, |s| {
+            matches!(s.status, McpStatus::Crashed { .. })
+        })
         .await
         .expect("crashed is shown");
-    assert!(crashed.tools.is_empty(), "a crashed server's tools are dropped");
+    assert!(
+        crashed.tools.is_empty(),
+        "a crashed server's tools are dropped"
+    );
     let McpStatus::Crashed { message } = crashed.status else {
         unreachable!()
     };
@@ -182,13 +241,22 @@ async fn servers_that_cannot_start_say_why_and_do_not_hold_up_the_others() {
         server("fine", &[]),
     ]);
     connected(&pool, "fine").await;
-    assert_eq!(errored(&pool, "missing").await, "command not found: no-such-mcp-server-here");
+    assert_eq!(
+        errored(&pool, "missing").await,
+        "command not found: no-such-mcp-server-here"
+    );
     let garbage = errored(&pool, "garbage").await;
     assert!(garbage.contains("not JSON-RPC"), "{garbage}");
     let hung = errored(&pool, "hung").await;
     assert!(hung.contains("within 2 s"), "{hung}");
     let echo = pool
-        .call("fine", "echo", json!({"text": "still here"}), CALL, CancellationToken::new())
+        .call(
+            "fine",
+            "echo",
+            json!({"text": "still here"}),
+            CALL,
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert_eq!(echo.parts, vec![CallPart::Text("still here".into())]);
@@ -206,7 +274,10 @@ async fn a_disabled_server_does_not_start_and_shutdown_leaves_no_process() {
         .wait_for("off", WAIT, |s| s.status == McpStatus::Disabled)
         .await;
     assert!(off.is_some());
-    let pid = pool.server("on").and_then(|s| s.pid).expect("a stdio server has a process");
+    let pid = pool
+        .server("on")
+        .and_then(|s| s.pid)
+        .expect("a stdio server has a process");
     pool.shutdown().await;
     {
         assert!(
@@ -229,6 +300,9 @@ async fn a_removed_server_stops_and_a_kept_one_keeps_its_connection() {
     assert!(pool.server("b").is_none());
     let after = pool.server("a").unwrap();
     assert!(after.status.is_connected());
-    assert!(std::sync::Arc::ptr_eq(&before, &after.tools), "a was not reconnected");
+    assert!(
+        std::sync::Arc::ptr_eq(&before, &after.tools),
+        "a was not reconnected"
+    );
     pool.shutdown().await;
 }

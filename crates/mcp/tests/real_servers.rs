@@ -58,7 +58,12 @@ async fn text_of(pool: &McpPool, server: &str, tool: &str, args: serde_json::Val
 async fn connected(pool: &McpPool, id: &str) -> pizza_mcp::ServerSnapshot {
     pool.wait_for(id, WAIT, |s| s.status.is_connected())
         .await
-        .unwrap_or_else(|| panic!("{id} did not connect: {:?}", pool.server(id).map(|s| (s.status, s.stderr))))
+        .unwrap_or_else(|| {
+            panic!(
+                "{id} did not connect: {:?}",
+                pool.server(id).map(|s| (s.status, s.stderr))
+            )
+        })
 }
 
 #[tokio::test]
@@ -100,13 +105,27 @@ async fn server_everything_on_each_transport() {
     }
     // An image result, and the environment a stdio server sees.
     let out = pool
-        .call("everything", "get-tiny-image", json!({}), CALL, CancellationToken::new())
+        .call(
+            "everything",
+            "get-tiny-image",
+            json!({}),
+            CALL,
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
-    assert!(out.parts.iter().any(|p| matches!(p, CallPart::Image { mime, .. } if mime == "image/png")), "{out:?}");
+    assert!(
+        out.parts
+            .iter()
+            .any(|p| matches!(p, CallPart::Image { mime, .. } if mime == "image/png")),
+        "{out:?}"
+    );
     let env = text_of(&pool, "everything", "get-env", json!({})).await;
     assert!(env.contains("\"PATH\""), "{env}");
-    assert!(!env.contains("CARGO_PKG_NAME"), "only allowlisted variables reach a server: {env}");
+    assert!(
+        !env.contains("CARGO_PKG_NAME"),
+        "only allowlisted variables reach a server: {env}"
+    );
     pool.shutdown().await;
     http.kill();
     sse.kill();
@@ -123,9 +142,16 @@ async fn server_filesystem_and_mcp_server_time() {
         stdio(
             "files",
             &servers.node,
-            &[servers.filesystem.display().to_string(), allowed.display().to_string()],
+            &[
+                servers.filesystem.display().to_string(),
+                allowed.display().to_string(),
+            ],
         ),
-        stdio("time", &servers.time, &["--local-timezone".to_owned(), "UTC".to_owned()]),
+        stdio(
+            "time",
+            &servers.time,
+            &["--local-timezone".to_owned(), "UTC".to_owned()],
+        ),
     ]);
     connected(&pool, "files").await;
     let read = text_of(
@@ -137,14 +163,29 @@ async fn server_filesystem_and_mcp_server_time() {
     .await;
     assert!(read.contains("margherita"), "{read}");
     let refused = pool
-        .call("files", "read_text_file", json!({"path": "/etc/hostname"}), CALL, CancellationToken::new())
+        .call(
+            "files",
+            "read_text_file",
+            json!({"path": "/etc/hostname"}),
+            CALL,
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
-    assert!(refused.is_error, "outside its folder the server refuses: {refused:?}");
+    assert!(
+        refused.is_error,
+        "outside its folder the server refuses: {refused:?}"
+    );
 
     let time = connected(&pool, "time").await;
     assert!(time.tools.iter().any(|t| t.name == "get_current_time"));
-    let now = text_of(&pool, "time", "get_current_time", json!({"timezone": "UTC"})).await;
+    let now = text_of(
+        &pool,
+        "time",
+        "get_current_time",
+        json!({"timezone": "UTC"}),
+    )
+    .await;
     assert!(now.contains("UTC"), "{now}");
     pool.shutdown().await;
 }

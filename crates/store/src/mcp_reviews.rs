@@ -19,7 +19,10 @@ pub struct McpToolReview {
 
 impl Store {
     /// Records these definitions as reviewed, replacing earlier reviews.
-    pub async fn set_mcp_tool_reviews(&self, reviews: &[(String, String, String, String)]) -> Result<()> {
+    pub async fn set_mcp_tool_reviews(
+        &self,
+        reviews: &[(String, String, String, String)],
+    ) -> Result<()> {
         if reviews.is_empty() {
             return Ok(());
         }

@@ -52,6 +52,8 @@ impl McpTool {
 
 #[async_trait::async_trait]
 impl Tool for McpTool {
+    /// The model's name for it, `<server>__<tool>` (not the server's own).
+    #[allow(clippy::misnamed_getters)]
     fn name(&self) -> &str {
         &self.def.qualified_name
     }
@@ -71,7 +73,11 @@ impl Tool for McpTool {
     fn describe_call(&self, args: &Value) -> String {
         let mut shown = args.to_string();
         if shown.chars().count() > DESCRIBE_ARGS_MAX_CHARS {
-            shown = shown.chars().take(DESCRIBE_ARGS_MAX_CHARS).collect::<String>() + "…";
+            shown = shown
+                .chars()
+                .take(DESCRIBE_ARGS_MAX_CHARS)
+                .collect::<String>()
+                + "…";
         }
         let review = if self.policy.needs_review(&self.def) {
             " Its definition changed since you last reviewed it."

@@ -6,12 +6,11 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::PluginInstallPreview, _, _>(|host, p| async move {
         host.plugin_install_preview(p).await
     });
-    registry.register::<cmd::PluginInstall, _, _>(|host, p| async move {
-        host.plugin_install(p).await
-    });
-    registry.register::<cmd::PluginRemove, _, _>(|host, p| async move {
-        host.plugin_remove(p).await
-    });
+    registry.register::<cmd::PluginInstall, _, _>(
+        |host, p| async move { host.plugin_install(p).await },
+    );
+    registry
+        .register::<cmd::PluginRemove, _, _>(|host, p| async move { host.plugin_remove(p).await });
     registry.register::<cmd::PluginSetEnabled, _, _>(|host, p| async move {
         host.plugin_set_enabled(p).await
     });

@@ -14,11 +14,17 @@ impl Host {
         &self.inner.mcp
     }
 
-    pub async fn mcp_server_list(&self, _params: McpServerListParams) -> Result<McpServerList, ApiError> {
+    pub async fn mcp_server_list(
+        &self,
+        _params: McpServerListParams,
+    ) -> Result<McpServerList, ApiError> {
         Ok(self.mcp().list())
     }
 
-    pub async fn mcp_server_save(&self, params: McpServerSaveParams) -> Result<McpServerView, ApiError> {
+    pub async fn mcp_server_save(
+        &self,
+        params: McpServerSaveParams,
+    ) -> Result<McpServerView, ApiError> {
         self.mcp().save(params).await
     }
 
@@ -30,18 +36,31 @@ impl Host {
         &self,
         params: McpServerSetEnabledParams,
     ) -> Result<McpServerView, ApiError> {
-        self.mcp().set_enabled(params.id.trim(), params.enabled).await
+        self.mcp()
+            .set_enabled(params.id.trim(), params.enabled)
+            .await
     }
 
-    pub async fn mcp_server_reconnect(&self, params: McpServerIdParams) -> Result<McpServerView, ApiError> {
+    pub async fn mcp_server_reconnect(
+        &self,
+        params: McpServerIdParams,
+    ) -> Result<McpServerView, ApiError> {
         self.mcp().reconnect(params.id.trim()).await
     }
 
-    pub async fn mcp_tool_review(&self, params: McpToolReviewParams) -> Result<McpServerView, ApiError> {
-        self.mcp().review(params.id.trim(), params.tool.as_deref()).await
+    pub async fn mcp_tool_review(
+        &self,
+        params: McpToolReviewParams,
+    ) -> Result<McpServerView, ApiError> {
+        self.mcp()
+            .review(params.id.trim(), params.tool.as_deref())
+            .await
     }
 
-    pub async fn mcp_skill_draft(&self, params: McpServerIdParams) -> Result<McpSkillDraft, ApiError> {
+    pub async fn mcp_skill_draft(
+        &self,
+        params: McpServerIdParams,
+    ) -> Result<McpSkillDraft, ApiError> {
         let taken: Vec<String> = self
             .inner
             .skills

@@ -21,8 +21,16 @@ fn base_name(id: &str) -> String {
             name.push('-');
         }
     }
-    let name: String = name.trim_matches('-').chars().take(NAME_MAX_CHARS - 4).collect();
-    if name.is_empty() { "mcp-tools".to_owned() } else { name }
+    let name: String = name
+        .trim_matches('-')
+        .chars()
+        .take(NAME_MAX_CHARS - 4)
+        .collect();
+    if name.is_empty() {
+        "mcp-tools".to_owned()
+    } else {
+        name
+    }
 }
 
 fn clip(text: &str, max: usize) -> String {
@@ -35,7 +43,11 @@ fn clip(text: &str, max: usize) -> String {
 }
 
 impl McpService {
-    pub(crate) fn skill_draft(&self, id: &str, taken: &[String]) -> Result<McpSkillDraft, ApiError> {
+    pub(crate) fn skill_draft(
+        &self,
+        id: &str,
+        taken: &[String],
+    ) -> Result<McpSkillDraft, ApiError> {
         let snapshot = self
             .pool()
             .server(id)
@@ -79,7 +91,11 @@ impl McpService {
              Call them as needed, then report what you found or did, briefly.\n\n## Tools\n\n"
         );
         for tool in snapshot.tools.iter() {
-            body.push_str(&format!("- `{}`: {}\n", tool.name, tool.description.lines().next().unwrap_or_default()));
+            body.push_str(&format!(
+                "- `{}`: {}\n",
+                tool.name,
+                tool.description.lines().next().unwrap_or_default()
+            ));
         }
         Ok(McpSkillDraft {
             name,

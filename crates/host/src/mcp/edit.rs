@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pizza_mcp::{
-    ConfigError, SecretKind, ServerConfig, ServerTransport, claude_desktop_config_path,
-    entry_json, import_candidates, parse_entry, secret_name, secret_reference,
-    secret_reference_name, summary, validate_server_id,
+    ConfigError, SecretKind, ServerConfig, ServerTransport, claude_desktop_config_path, entry_json,
+    import_candidates, parse_entry, secret_name, secret_reference, secret_reference_name, summary,
+    validate_server_id,
 };
 use pizza_protocol::{
     ApiError, ErrorCode, McpEntryValue, McpImportCandidate, McpImportPreview, McpImportSource,
@@ -39,10 +39,12 @@ fn in_use(id: &str, skills: &[String]) -> ApiError {
     )
 }
 
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ApiError::general("The MCP configuration could not be changed.").with_details(e.to_string()))
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| {
+        ApiError::general("The MCP configuration could not be changed.").with_details(e.to_string())
+    })
 }
 
 impl McpService {
@@ -91,7 +93,10 @@ impl McpService {
         Ok(out)
     }
 
-    pub(crate) async fn save(&self, params: McpServerSaveParams) -> Result<McpServerView, ApiError> {
+    pub(crate) async fn save(
+        &self,
+        params: McpServerSaveParams,
+    ) -> Result<McpServerView, ApiError> {
         let id = params.id.trim().to_owned();
         validate_server_id(&id).map_err(|m| ApiError::invalid_input(format!("id: {m}")))?;
         let previous = params
@@ -143,7 +148,12 @@ impl McpService {
                 }
                 Ok(ServerTransport::Stdio {
                     command: command.to_owned(),
-                    args: entry.args.iter().filter(|a| !a.is_empty()).cloned().collect(),
+                    args: entry
+                        .args
+                        .iter()
+                        .filter(|a| !a.is_empty())
+                        .cloned()
+                        .collect(),
                     env: self.values(id, SecretKind::Env, &entry.env, current_env)?,
                     cwd: entry.cwd.clone().filter(|c| !c.trim().is_empty()),
                 })
@@ -155,7 +165,8 @@ impl McpService {
                         "url: must start with http:// or https://",
                     ));
                 }
-                let headers = self.values(id, SecretKind::Header, &entry.headers, current_headers)?;
+                let headers =
+                    self.values(id, SecretKind::Header, &entry.headers, current_headers)?;
                 let url = url.to_owned();
                 Ok(if entry.transport == McpTransportKind::Http {
                     ServerTransport::Http { url, headers }
@@ -195,18 +206,24 @@ impl McpService {
             ServerTransport::Http { headers, .. } | ServerTransport::Sse { headers, .. } => headers,
         };
         for value in values.values() {
-            if let Some(name) = secret_reference_name(value) {
-                if let Err(error) = self.secrets.delete(name) {
-                    tracing::warn!(%error, "could not delete an MCP secret from the keychain");
-                }
+            if let Some(name) = secret_reference_name(value)
+                && let Err(error) = self.secrets.delete(name)
+            {
+                tracing::warn!(%error, "could not delete an MCP secret from the keychain");
             }
         }
     }
 
-    pub(crate) async fn set_enabled(&self, id: &str, enabled: bool) -> Result<McpServerView, ApiError> {
+    pub(crate) async fn set_enabled(
+        &self,
+        id: &str,
+        enabled: bool,
+    ) -> Result<McpServerView, ApiError> {
         self.refuse_plugin_server(id)?;
         if self.config_of(id).is_none() {
-            return Err(ApiError::not_found(format!("There is no MCP server named {id}.")));
+            return Err(ApiError::not_found(format!(
+                "There is no MCP server named {id}."
+            )));
         }
         if !enabled {
             let users = self.skills.skills_using(id);
@@ -227,7 +244,9 @@ impl McpService {
     /// variable may have been set meanwhile).
     pub(crate) async fn reconnect(&self, id: &str) -> Result<McpServerView, ApiError> {
         if self.config_of(id).is_none() {
-            return Err(ApiError::not_found(format!("There is no MCP server named {id}.")));
+            return Err(ApiError::not_found(format!(
+                "There is no MCP server named {id}."
+            )));
         }
         self.reload().await;
         self.pool
@@ -241,10 +260,14 @@ impl McpService {
             (_, Some(json), _) if !json.trim().is_empty() => {
                 return Ok(("pasted JSON".to_owned(), json.clone()));
             }
-            (Some(path), _, _) if !path.trim().is_empty() => (path.clone(), PathBuf::from(path.trim())),
+            (Some(path), _, _) if !path.trim().is_empty() => {
+                (path.clone(), PathBuf::from(path.trim()))
+            }
             (_, _, true) => {
                 let path = claude_desktop_config_path().ok_or_else(|| {
-                    ApiError::not_found("Claude Desktop's configuration has no usual place on this system.")
+                    ApiError::not_found(
+                        "Claude Desktop's configuration has no usual place on this system.",
+                    )
                 })?;
                 (path.display().to_string(), path)
             }
@@ -262,7 +285,10 @@ impl McpService {
         Ok((label, text))
     }
 
-    pub(crate) async fn import_preview(&self, source: &McpImportSource) -> Result<McpImportPreview, ApiError> {
+    pub(crate) async fn import_preview(
+        &self,
+        source: &McpImportSource,
+    ) -> Result<McpImportPreview, ApiError> {
         let (label, text) = Self::read_source(source).await?;
         let candidates = import_candidates(&text, source.id.as_deref()).map_err(config_error)?;
         let configured: Vec<String> = self.all().into_iter().map(|s| s.id).collect();
@@ -280,7 +306,11 @@ impl McpService {
         })
     }
 
-    pub(crate) async fn import(&self, source: &McpImportSource, ids: &[String]) -> Result<(), ApiError> {
+    pub(crate) async fn import(
+        &self,
+        source: &McpImportSource,
+        ids: &[String],
+    ) -> Result<(), ApiError> {
         if ids.is_empty() {
             return Err(ApiError::invalid_input("ids: choose at least one server"));
         }
@@ -288,10 +318,9 @@ impl McpService {
         let candidates = import_candidates(&text, source.id.as_deref()).map_err(config_error)?;
         let mut chosen = Vec::new();
         for id in ids {
-            let candidate = candidates
-                .iter()
-                .find(|c| &c.id == id)
-                .ok_or_else(|| ApiError::invalid_input(format!("ids: {id} is not in what was read")))?;
+            let candidate = candidates.iter().find(|c| &c.id == id).ok_or_else(|| {
+                ApiError::invalid_input(format!("ids: {id} is not in what was read"))
+            })?;
             self.refuse_plugin_server(id)?;
             chosen.push((candidate.id.clone(), candidate.entry.clone()));
         }

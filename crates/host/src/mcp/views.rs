@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use pizza_mcp::{McpToolDef, ServerConfig, ServerSnapshot, ServerTransport, secret_reference_name};
-use pizza_protocol::{McpKeyValue, McpServerView, McpStatus, McpToolView, McpTransportKind, REDACTED};
+use pizza_protocol::{
+    McpKeyValue, McpServerView, McpStatus, McpToolView, McpTransportKind, REDACTED,
+};
 
 /// A reviewed definition: its hash and the JSON it was.
 #[derive(Debug, Clone, PartialEq, Eq)]

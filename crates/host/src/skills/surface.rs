@@ -27,7 +27,10 @@ pub(crate) struct HostResolver {
 }
 
 impl HostResolver {
-    pub(crate) fn new(builtins: BuiltinToolResolver, servers: BTreeMap<String, ServerFacts>) -> Self {
+    pub(crate) fn new(
+        builtins: BuiltinToolResolver,
+        servers: BTreeMap<String, ServerFacts>,
+    ) -> Self {
         Self { builtins, servers }
     }
 
@@ -58,7 +61,9 @@ impl ToolResolver for HostResolver {
             }
         }
         let names: Vec<String> = match tool {
-            McpToolMatch::Exact(name) => facts.tools.iter().filter(|t| *t == name).cloned().collect(),
+            McpToolMatch::Exact(name) => {
+                facts.tools.iter().filter(|t| *t == name).cloned().collect()
+            }
             McpToolMatch::All => facts.tools.clone(),
             McpToolMatch::Prefix(prefix) => facts
                 .tools
@@ -128,21 +133,37 @@ mod tests {
         let r = resolver(McpStatus::Connected, true);
         assert_eq!(
             r.resolve(&parse("mcp:everything:echo*")),
-            Resolution::Ready(vec!["everything__echo".into(), "everything__echo_twice".into()])
+            Resolution::Ready(vec![
+                "everything__echo".into(),
+                "everything__echo_twice".into()
+            ])
         );
-        assert_eq!(r.resolve(&parse("mcp:everything:*")).clone(), Resolution::Ready(vec![
-            "everything__echo".into(),
-            "everything__add".into(),
-            "everything__echo_twice".into()
-        ]));
-        assert!(matches!(r.resolve(&parse("mcp:everything:nope")), Resolution::Unavailable(m) if m.contains("no tool nope")));
-        assert!(matches!(r.resolve(&parse("mcp:other:*")), Resolution::Unavailable(m) if m.contains("not configured")));
-        assert_eq!(r.resolve(&parse("read_file")), Resolution::Ready(vec!["read_file".into()]));
+        assert_eq!(
+            r.resolve(&parse("mcp:everything:*")).clone(),
+            Resolution::Ready(vec![
+                "everything__echo".into(),
+                "everything__add".into(),
+                "everything__echo_twice".into()
+            ])
+        );
+        assert!(
+            matches!(r.resolve(&parse("mcp:everything:nope")), Resolution::Unavailable(m) if m.contains("no tool nope"))
+        );
+        assert!(
+            matches!(r.resolve(&parse("mcp:other:*")), Resolution::Unavailable(m) if m.contains("not configured"))
+        );
+        assert_eq!(
+            r.resolve(&parse("read_file")),
+            Resolution::Ready(vec!["read_file".into()])
+        );
     }
 
     #[test]
     fn health_and_switches_decide_the_rest() {
-        assert_eq!(resolver(McpStatus::Loading, true).resolve(&parse("mcp:everything:*")), Resolution::Loading);
+        assert_eq!(
+            resolver(McpStatus::Loading, true).resolve(&parse("mcp:everything:*")),
+            Resolution::Loading
+        );
         assert!(matches!(
             resolver(McpStatus::Crashed { message: "it exited with code 3".into() }, true).resolve(&parse("mcp:everything:*")),
             Resolution::Unavailable(m) if m.contains("exited with code 3")
