@@ -5,6 +5,7 @@
 pub(crate) enum Screen {
     Inbox,
     Skills,
+    Mcp,
     Automations,
     Settings,
 }

@@ -2,5 +2,6 @@
 
 pub(crate) mod automations;
 pub(crate) mod inbox;
+pub(crate) mod mcp;
 pub(crate) mod settings;
 pub(crate) mod skills;

@@ -8,6 +8,7 @@ use crate::screens::automations::{AutomationsPane, AutomationsSidebar};
 use crate::screens::inbox::{
     self, ConfirmDialog, ContextGauge, InboxPane, InboxSidebar, state::Inbox,
 };
+use crate::screens::mcp::{McpPane, McpSidebar, McpStatusLine};
 use crate::screens::settings::{SettingsPane, SettingsSidebar};
 use crate::screens::skills::{SkillsPane, SkillsSidebar};
 use leptos::prelude::*;
@@ -20,6 +21,7 @@ pub(crate) fn Shell() -> impl IntoView {
     crate::screens::settings::provide_section_state();
     crate::screens::automations::provide_state();
     crate::screens::skills::provide_state();
+    crate::screens::mcp::provide_state();
     let inbox = Inbox::new();
     provide_context(inbox);
     provide_context(screen);
@@ -72,6 +74,7 @@ pub(crate) fn Shell() -> impl IntoView {
                 {move || match screen.get() {
                     Screen::Inbox => view! { <InboxSidebar /> }.into_any(),
                     Screen::Skills => view! { <SkillsSidebar /> }.into_any(),
+                    Screen::Mcp => view! { <McpSidebar /> }.into_any(),
                     Screen::Automations => view! { <AutomationsSidebar /> }.into_any(),
                     Screen::Settings => view! { <SettingsSidebar /> }.into_any(),
                 }}
@@ -80,11 +83,12 @@ pub(crate) fn Shell() -> impl IntoView {
                 {move || match screen.get() {
                     Screen::Inbox => view! { <InboxPane /> }.into_any(),
                     Screen::Skills => view! { <SkillsPane /> }.into_any(),
+                    Screen::Mcp => view! { <McpPane /> }.into_any(),
                     Screen::Automations => view! { <AutomationsPane /> }.into_any(),
                     Screen::Settings => view! { <SettingsPane /> }.into_any(),
                 }}
             </main>
-            <StatusBar help_open />
+            <StatusBar help_open screen />
             <Show when=move || help_open.get()>
                 <ShortcutHelp help_open />
             </Show>
@@ -111,19 +115,11 @@ fn Rail(screen: RwSignal<Screen>) -> impl IntoView {
                 </button>
             }
         };
-    // Not built yet: shown so the shape of the app is clear, but disabled.
-    let later = |label: &'static str, glyph: &'static str| {
-        view! {
-            <button class="rail__item" disabled title=format!("{label} — not available yet") aria-label=label>
-                <span aria-hidden="true">{glyph}</span>
-            </button>
-        }
-    };
     view! {
         <nav class="rail" aria-label="Sections">
             {item(Screen::Inbox, "Inbox", "⌂", "rail-inbox")}
             {item(Screen::Skills, "Skills", "✦", "rail-skills")}
-            {later("MCP", "⇄")}
+            {item(Screen::Mcp, "MCP", "⇄", "rail-mcp")}
             {item(Screen::Automations, "Automations", "◷", "rail-automations")}
             <div class="rail__spacer"></div>
             {item(Screen::Settings, "Settings", "⚙", "rail-settings")}
@@ -132,7 +128,7 @@ fn Rail(screen: RwSignal<Screen>) -> impl IntoView {
 }
 
 #[component]
-fn StatusBar(help_open: RwSignal<bool>) -> impl IntoView {
+fn StatusBar(help_open: RwSignal<bool>, screen: RwSignal<Screen>) -> impl IntoView {
     let state = expect_context::<AppState>();
     let version = move || {
         state
@@ -145,6 +141,7 @@ fn StatusBar(help_open: RwSignal<bool>) -> impl IntoView {
         <footer class="statusbar">
             <span class="statusbar__item muted">{version}</span>
             <NotificationHint />
+            <McpStatusLine screen />
             <span class="statusbar__spacer"></span>
             <ContextGauge />
             <button class="statusbar__item link" on:click=move |_| help_open.update(|o| *o = !*o)>

@@ -27,6 +27,7 @@ use state::{Inbox, use_inbox};
 use thread_list::ThreadList;
 use thread_view::ThreadPane;
 
+pub(crate) use approval_preview::line_kind;
 pub(crate) use gauge::ContextGauge;
 pub(crate) use live::LiveRun;
 pub(crate) use message::MessageCard;

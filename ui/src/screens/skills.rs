@@ -134,7 +134,8 @@ pub(crate) fn SkillsPane() -> impl IntoView {
             {move || state.editing.get().map(|editing| view! {
                 <aside class="automations__editor" aria-label="Skill editor">
                     {match editing {
-                        Editing::New => view! { <editor::NewSkill /> }.into_any(),
+                        Editing::New => view! { <editor::NewSkill draft=None /> }.into_any(),
+                        Editing::Draft(draft) => view! { <editor::NewSkill draft=Some(draft) /> }.into_any(),
                         Editing::Existing(name) => view! { <editor::ExistingSkill name /> }.into_any(),
                     }}
                 </aside>

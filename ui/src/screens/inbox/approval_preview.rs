@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use pizza_protocol::ChangePreview;
 
 /// How one line of a unified diff reads.
-fn line_kind(line: &str) -> &'static str {
+pub(crate) fn line_kind(line: &str) -> &'static str {
     if line.starts_with("@@") {
         "hunk"
     } else if line.starts_with('+') {

@@ -1,6 +1,7 @@
 //! Settings › General › Agent: the person's addendum to the agent's
 //! instructions, its tool-call limits (per run, and per skill it delegates
-//! to), and which tools ask before running (set in Settings › Approvals).
+//! to), how long an MCP tool call may take, and which tools ask before
+//! running (set in Settings › Approvals).
 //! Saved with the Save button (or Ctrl+Enter in the persona); a refusal
 //! names its field and keeps what was typed.
 
@@ -8,8 +9,8 @@ use crate::app_state::AppState;
 use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApprovalListParams, ApprovalPolicy, MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS, SettingsPatch,
-    ToolApproval, cmd,
+    ApprovalListParams, ApprovalPolicy, MAX_TOOL_CALLS_LIMIT, MCP_TOOL_TIMEOUT_MAX_SECS,
+    PERSONA_MAX_CHARS, SettingsPatch, ToolApproval, cmd,
 };
 
 /// The limit as typed: `-1` or a whole number in range, else why not.
@@ -20,6 +21,14 @@ pub(crate) fn parse_limit(text: &str) -> Result<i64, String> {
         _ => Err(format!(
             "Enter 1 to {MAX_TOOL_CALLS_LIMIT}, or -1 for no limit."
         )),
+    }
+}
+
+/// The MCP tool timeout as typed: whole seconds in range, else why not.
+pub(crate) fn parse_timeout(text: &str) -> Result<i64, String> {
+    match text.trim().parse::<i64>() {
+        Ok(n) if (1..=MCP_TOOL_TIMEOUT_MAX_SECS).contains(&n) => Ok(n),
+        _ => Err(format!("Enter 1 to {MCP_TOOL_TIMEOUT_MAX_SECS} seconds.")),
     }
 }
 
@@ -39,6 +48,7 @@ pub(crate) fn AgentSettings() -> impl IntoView {
     let persona = RwSignal::new(current.persona);
     let limit = RwSignal::new(current.max_tool_calls.to_string());
     let subagent_limit = RwSignal::new(current.max_subagent_tool_calls.to_string());
+    let mcp_timeout = RwSignal::new(current.mcp_tool_timeout_secs.to_string());
     let asking = RwSignal::new(None::<Vec<String>>);
     leptos::task::spawn_local(async move {
         // Only a pointer to Approvals: if the list cannot be read, the
@@ -57,6 +67,7 @@ pub(crate) fn AgentSettings() -> impl IntoView {
             persona.set(agent.persona);
             limit.set(agent.max_tool_calls.to_string());
             subagent_limit.set(agent.max_subagent_tool_calls.to_string());
+            mcp_timeout.set(agent.mcp_tool_timeout_secs.to_string());
         }
     });
     let save = move || {
@@ -74,10 +85,18 @@ pub(crate) fn AgentSettings() -> impl IntoView {
                 return;
             }
         };
+        let mcp_tool_timeout_secs = match parse_timeout(&mcp_timeout.get_untracked()) {
+            Ok(n) => n,
+            Err(message) => {
+                error.set(Some(format!("MCP tool timeout: {message}")));
+                return;
+            }
+        };
         let patch = SettingsPatch {
             persona: Some(persona.get_untracked()),
             max_tool_calls: Some(max_tool_calls),
             max_subagent_tool_calls: Some(max_subagent_tool_calls),
+            mcp_tool_timeout_secs: Some(mcp_tool_timeout_secs),
             ..SettingsPatch::default()
         };
         leptos::task::spawn_local(async move {
@@ -176,12 +195,36 @@ pub(crate) fn AgentSettings() -> impl IntoView {
                         }
                     }
                 />
+            </div>
+            <p class="hint muted">
+                "How many tools a skill may call each time the agent hands it a task; -1 means no limit (it still stops after 40 model calls and reports what it verified)."
+            </p>
+            <label class="field__label" for="agent-mcp-tool-timeout">"MCP tool timeout (seconds)"</label>
+            <div class="field__row">
+                <input
+                    id="agent-mcp-tool-timeout"
+                    class="input input--narrow"
+                    data-testid="agent-mcp-tool-timeout"
+                    inputmode="numeric"
+                    prop:value=move || mcp_timeout.get()
+                    on:input=move |ev| {
+                        touched.set(true);
+                        saved.set(false);
+                        mcp_timeout.set(event_target_value(&ev));
+                    }
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" {
+                            ev.prevent_default();
+                            save();
+                        }
+                    }
+                />
                 <button class="button" data-testid="agent-save" on:click=move |_| save()>
                     "Save"
                 </button>
             </div>
             <p class="hint muted">
-                "How many tools a skill may call each time the agent hands it a task; -1 means no limit (it still stops after 40 model calls and reports what it verified)."
+                {format!("How long one MCP tool call may take before it is cancelled and the agent is told it timed out: 1 to {MCP_TOOL_TIMEOUT_MAX_SECS} seconds.")}
             </p>
             <p class="hint muted" data-testid="agent-asking-tools">
                 {move || match asking.get() {
@@ -209,7 +252,7 @@ pub(crate) fn AgentSettings() -> impl IntoView {
 
 #[cfg(test)]
 mod tests {
-    use super::{asking_tools, parse_limit};
+    use super::{asking_tools, parse_limit, parse_timeout};
     use pizza_protocol::{ApprovalPolicy, ToolApproval};
 
     #[test]
@@ -219,6 +262,15 @@ mod tests {
         assert_eq!(parse_limit("10000"), Ok(10_000));
         for bad in ["0", "-2", "10001", "", "ten", "1.5"] {
             assert!(parse_limit(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_timeout_is_whole_seconds_in_range() {
+        assert_eq!(parse_timeout(" 60 "), Ok(60));
+        assert_eq!(parse_timeout("3600"), Ok(3_600));
+        for bad in ["0", "-1", "3601", "", "1.5", "a minute"] {
+            assert!(parse_timeout(bad).is_err(), "{bad}");
         }
     }
 

@@ -11,15 +11,17 @@ use crate::ipc::invoke;
 use crate::screens::inbox::state::{ConfirmRequest, Inbox};
 use leptos::prelude::*;
 use pizza_protocol::{
-    SkillDetail, SkillFields, SkillNameParams, SkillSaveParams, SkillSourceKind, SkillView, cmd,
+    McpSkillDraft, SkillDetail, SkillNameParams, SkillSaveParams, SkillSourceKind, SkillView, cmd,
 };
 
 /// The most characters a description may have (the host refuses more).
 const DESCRIPTION_MAX_CHARS: usize = 1024;
 
+/// A new skill, empty or prefilled from `draft`; it is written only when
+/// the person saves it.
 #[component]
-pub(crate) fn NewSkill() -> impl IntoView {
-    view! { <SkillForm detail=None /> }
+pub(crate) fn NewSkill(draft: Option<McpSkillDraft>) -> impl IntoView {
+    view! { <SkillForm detail=None draft /> }
 }
 
 #[component]
@@ -38,7 +40,7 @@ pub(crate) fn ExistingSkill(name: String) -> impl IntoView {
             <p class="banner banner--error" role="alert" data-testid="skill-editor-error">{message}</p>
         }
         .into_any(),
-        Some(Ok(detail)) => view! { <SkillForm detail=Some(detail) /> }.into_any(),
+        Some(Ok(detail)) => view! { <SkillForm detail=Some(detail) draft=None /> }.into_any(),
     }
     }
 }
@@ -48,14 +50,15 @@ pub(crate) fn ExistingSkill(name: String) -> impl IntoView {
 type SaveError = (Option<&'static str>, String);
 
 #[component]
-fn SkillForm(detail: Option<SkillDetail>) -> impl IntoView {
+fn SkillForm(detail: Option<SkillDetail>, draft: Option<McpSkillDraft>) -> impl IntoView {
     let state = use_skills();
     let inbox = expect_context::<Inbox>();
     let existing: Option<SkillView> = detail.as_ref().map(|d| d.skill.clone());
     let is_new = existing.is_none();
     // `None` from the host: the file does not parse, so it is edited as text.
+    let (draft_name, draft_fields) = draft.map(|d| (d.name, d.fields)).unzip();
     let fields = match &detail {
-        None => Some(SkillFields::default()),
+        None => Some(draft_fields.unwrap_or_default()),
         Some(d) => d.fields.clone(),
     };
     let raw_mode = fields.is_none();
@@ -71,6 +74,7 @@ fn SkillForm(detail: Option<SkillDetail>) -> impl IntoView {
         existing
             .as_ref()
             .map(|s| s.name.clone())
+            .or(draft_name)
             .unwrap_or_default(),
     );
     let display_name = RwSignal::new(fields.display_name);

@@ -4,12 +4,14 @@
 
 use crate::ipc::invoke;
 use leptos::prelude::*;
-use pizza_protocol::{ApiError, SkillListParams, SkillView, cmd};
+use pizza_protocol::{ApiError, McpSkillDraft, SkillListParams, SkillView, cmd};
 
 /// What the editor shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Editing {
     New,
+    /// A new skill prefilled from a draft (an MCP server's "Make a skill").
+    Draft(McpSkillDraft),
     Existing(String),
 }
 
