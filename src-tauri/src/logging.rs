@@ -80,8 +80,23 @@ fn private_file_options() -> std::fs::OpenOptions {
     options
 }
 
+/// rmcp logs every session's whole server info (instructions included) and
+/// each notification at info: kept to warnings unless asked for by name.
+const QUIET: &[&str] = &["rmcp=warn"];
+
 fn filter() -> EnvFilter {
-    EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))
+    let mut filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let asked = std::env::var("RUST_LOG").unwrap_or_default();
+    for directive in QUIET {
+        let target = directive.split('=').next().unwrap_or_default();
+        if !asked.contains(target)
+            && let Ok(directive) = directive.parse()
+        {
+            filter = filter.add_directive(directive);
+        }
+    }
+    filter
 }
 
 #[cfg(test)]

@@ -49,6 +49,11 @@ impl Sandbox {
     pub(crate) fn save_dialog_answer(&self) -> PathBuf {
         self.dir.path().join("dough.md")
     }
+
+    /// What the app's native open and folder dialogs answer with.
+    pub(crate) fn open_dialog_answer(&self) -> PathBuf {
+        self.dir.path().join("to-open")
+    }
 }
 
 /// The environment every launch of a sandbox's app gets: its own HOME, XDG
@@ -68,6 +73,7 @@ fn app_env(sandbox: &Sandbox, data_root: &Path) -> Result<Vec<(&'static str, Pat
         ("XDG_RUNTIME_DIR", runtime_dir),
         ("RUST_LOG", PathBuf::from("info")),
         ("PIZZA_SAVE_DIALOG_ANSWER", sandbox.save_dialog_answer()),
+        ("PIZZA_OPEN_DIALOG_ANSWER", sandbox.open_dialog_answer()),
         ("HOME", home),
     ])
 }

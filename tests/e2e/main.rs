@@ -8,6 +8,7 @@ mod desktop;
 mod files;
 mod harness;
 mod inbox;
+mod mcp;
 mod notifications;
 mod providers;
 mod seed;

@@ -47,7 +47,7 @@ fn system_of(request: &RecordedRequest) -> String {
 }
 
 /// An element's whole text, shown or folded away.
-async fn text_content(app: &App, css: &str) -> Result<String> {
+pub(crate) async fn text_content(app: &App, css: &str) -> Result<String> {
     let script = format!(
         "const el = document.querySelector({}); return el ? el.textContent : null",
         json!(css)
@@ -61,7 +61,7 @@ async fn text_content(app: &App, css: &str) -> Result<String> {
 }
 
 /// Replaces a field's value as typing does.
-async fn fill(app: &App, testid: &str, value: &str) -> Result<()> {
+pub(crate) async fn fill(app: &App, testid: &str, value: &str) -> Result<()> {
     app.find(&format!("[data-testid={testid}]")).await?;
     app.eval(&format!(
         "const el = document.querySelector('[data-testid={testid}]');
