@@ -85,8 +85,7 @@ fn private_file_options() -> std::fs::OpenOptions {
 const QUIET: &[&str] = &["rmcp=warn"];
 
 fn filter() -> EnvFilter {
-    let mut filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let mut filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let asked = std::env::var("RUST_LOG").unwrap_or_default();
     for directive in QUIET {
         let target = directive.split('=').next().unwrap_or_default();

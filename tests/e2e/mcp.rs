@@ -19,9 +19,7 @@ const ASK: &str = "Say hello pizza through the everything server.";
 const REPORT: &str = "The server echoed: hello pizza.";
 
 fn state_of(id: &str) -> String {
-    format!(
-        "return document.querySelector('[data-testid=mcp-status-{id}]')?.dataset.state ?? null"
-    )
+    format!("return document.querySelector('[data-testid=mcp-status-{id}]')?.dataset.state ?? null")
 }
 
 /// The processes whose working folder is `dir`: the server the app started there.
@@ -32,9 +30,7 @@ fn processes_in(dir: &Path) -> Vec<u32> {
     entries
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == dir)
-        })
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == dir))
         .collect()
 }
 
@@ -60,17 +56,26 @@ fn write_plugin(root: &Path) -> Result<()> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_mcp_server_added_in_the_form_serves_a_drafted_skill_and_survives_a_crash() -> Result<()> {
+async fn an_mcp_server_added_in_the_form_serves_a_drafted_skill_and_survives_a_crash() -> Result<()>
+{
     let servers = mcp_servers().map_err(anyhow::Error::msg)?;
     let mock = openai_mock().await?;
     let path = "/v1/chat/completions";
     mock.push_for(
         path,
-        sse::openai_chat_tool_call("call_task", "task", &json!({"skill": "everything", "ask": ASK})),
+        sse::openai_chat_tool_call(
+            "call_task",
+            "task",
+            &json!({"skill": "everything", "ask": ASK}),
+        ),
     );
     mock.push_for(
         path,
-        sse::openai_chat_tool_call("call_echo", "everything__echo", &json!({"message": "hello pizza"})),
+        sse::openai_chat_tool_call(
+            "call_echo",
+            "everything__echo",
+            &json!({"message": "hello pizza"}),
+        ),
     );
     mock.push_for(path, sse::openai_chat_text(REPORT));
     mock.push_for(path, sse::openai_chat_text(REPORT));

@@ -194,7 +194,8 @@ impl RunProfile {
     }
 
     /// What happens to this call: "never" refuses it whatever else holds;
-    /// a tool allowed in this thread runs; else the tool's policy, else the
+    /// a tool that must ask (a changed MCP definition) asks; a tool
+    /// allowed in this thread runs; else the tool's policy, else the
     /// tool's own default.
     pub(crate) fn gate(
         &self,
@@ -204,6 +205,7 @@ impl RunProfile {
     ) -> Gate {
         match self.approval_policies.get(tool.name()) {
             Some(ApprovalPolicy::Never) => Gate::Refuse,
+            _ if tool.must_ask(args) => Gate::Ask,
             _ if allowed_in_thread.contains(tool.name()) => Gate::Run,
             Some(ApprovalPolicy::Allow) => Gate::Run,
             Some(ApprovalPolicy::Ask) => Gate::Ask,

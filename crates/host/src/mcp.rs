@@ -77,7 +77,7 @@ struct Configured {
 
 impl Configured {
     /// Every server, the person's winning an id clash.
-    fn all(&self) -> Vec<ServerConfig> {
+    pub(crate) fn all(&self) -> Vec<ServerConfig> {
         let mut all: BTreeMap<String, ServerConfig> = self
             .plugins
             .iter()
@@ -276,7 +276,7 @@ impl McpService {
         self.pool_changed(&ids).await;
     }
 
-    fn all(&self) -> Vec<ServerConfig> {
+    pub(crate) fn all(&self) -> Vec<ServerConfig> {
         self.configured
             .read()
             .unwrap_or_else(PoisonError::into_inner)

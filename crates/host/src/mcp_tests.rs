@@ -389,7 +389,18 @@ async fn a_hand_edit_is_followed_and_a_broken_file_keeps_the_last_good_servers()
 async fn a_changed_definition_is_flagged_and_asks_until_reviewed() {
     let root = TempDataRoot::new().unwrap();
     write_config(&root, &json!({"fast": fast_entry()}));
-    let host = open(&root, &FakeModel::new(), Arc::default()).await;
+    // No interruptOn: only the drift makes the call ask.
+    write_skill(
+        &root.path().join("skills"),
+        "echoer",
+        &skill_md("echoer", "tools: [\"mcp:fast:*\"]\n"),
+        &[],
+    );
+    let model = FakeModel::with_turns([
+        FakeTurn::tool_call("t1", "task", json!({"skill": "echoer", "ask": "echo"})),
+        FakeTurn::tool_call("e1", "fast__echo", json!({"text": "changed?"})),
+    ]);
+    let host = open(&root, &model, Arc::default()).await;
     // What the person reviewed earlier: `echo` described differently.
     let old = json!({"name": "echo", "description": "Echoes.", "inputSchema": {"type": "object"}});
     host.store()
@@ -401,10 +412,8 @@ async fn a_changed_definition_is_flagged_and_asks_until_reviewed() {
         )])
         .await
         .unwrap();
-    let host = {
-        host.close().await;
-        open(&root, &FakeModel::new(), Arc::default()).await
-    };
+    host.close().await;
+    let host = open(&root, &model, Arc::default()).await;
     let mut events = host.subscribe();
     host.start_mcp().await.unwrap();
     status(&host, &mut events, "fast", McpStatus::is_connected).await;
@@ -418,6 +427,29 @@ async fn a_changed_definition_is_flagged_and_asks_until_reviewed() {
             .filter(|t| t.name != "echo")
             .all(|t| t.changed.is_none())
     );
+
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while host
+        .skill_list(pizza_protocol::SkillListParams {})
+        .await
+        .unwrap()
+        .skills
+        .iter()
+        .any(|s| s.name == "echoer" && s.readiness.state != SkillReadinessState::Ready)
+    {
+        let _ = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("echoer turns ready");
+    }
+    let started = host.run_start(start(None, "echo")).await.unwrap();
+    let mut rx = subscribe(&host, &started.thread_id, None).await;
+    let frames = until_finished(&mut rx).await;
+    let asked = frames.iter().any(|f| matches!(
+        &f.event,
+        RunEvent::Interrupt { interrupt } if interrupt.requests.iter().any(|r| r.tool == "fast__echo")
+    ));
+    assert!(asked, "the drifted tool asks before it runs");
+
     let def = host
         .inner
         .mcp
@@ -431,7 +463,6 @@ async fn a_changed_definition_is_flagged_and_asks_until_reviewed() {
         .unwrap();
     use pizza_tools::McpCallPolicy;
     assert!(host.inner.mcp.policy().needs_review(&def));
-
     let reviewed = host
         .mcp_tool_review(McpToolReviewParams {
             id: "fast".into(),
@@ -441,5 +472,62 @@ async fn a_changed_definition_is_flagged_and_asks_until_reviewed() {
         .unwrap();
     assert!(reviewed.tools.iter().all(|t| t.changed.is_none()));
     assert!(!host.inner.mcp.policy().needs_review(&def));
+    host.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn an_import_previews_clashes_and_brings_in_what_was_chosen() {
+    let root = TempDataRoot::new().unwrap();
+    write_config(&root, &json!({"fast": fast_entry()}));
+    let host = open(&root, &FakeModel::new(), Arc::default()).await;
+    host.start_mcp().await.unwrap();
+    let pasted = json!({
+        "mcpServers": {
+            "fast": {"command": "elsewhere"},
+            "time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}}
+        },
+        "globalShortcut": "Ctrl+Space"
+    })
+    .to_string();
+    let source = pizza_protocol::McpImportSource {
+        json: Some(pasted),
+        ..Default::default()
+    };
+    let preview = host.mcp_import_preview(source.clone()).await.unwrap();
+    let clashes: Vec<(&str, bool)> = preview
+        .candidates
+        .iter()
+        .map(|c| (c.id.as_str(), c.clash))
+        .collect();
+    assert_eq!(clashes, [("fast", true), ("time", false)]);
+    let time = preview.candidates.iter().find(|c| c.id == "time").unwrap();
+    assert_eq!(time.summary, "uvx mcp-server-time");
+    let list = host
+        .mcp_import(pizza_protocol::McpImportParams {
+            source,
+            ids: vec!["time".into()],
+        })
+        .await
+        .unwrap();
+    let time = list.servers.iter().find(|s| s.id == "time").unwrap();
+    assert_eq!(time.env[0].value, REDACTED);
+    let written = std::fs::read_to_string(root.path().join(".mcp.json")).unwrap();
+    assert!(
+        written.contains("pizza-mcp-test-server") && written.contains("mcp-server-time"),
+        "{written}"
+    );
+    let err = host
+        .mcp_import_preview(pizza_protocol::McpImportSource {
+            json: Some("{\"mcpServers\": {\"x\": {\"command\": 3}}}".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+    assert!(
+        err.message.contains("mcpServers.x.command"),
+        "{}",
+        err.message
+    );
     host.shutdown(Duration::from_secs(5)).await;
 }

@@ -66,7 +66,7 @@ impl Tool for McpTool {
         self.def.model_schema.clone()
     }
 
-    fn asks_by_default(&self, _args: &Value) -> bool {
+    fn must_ask(&self, _args: &Value) -> bool {
         self.policy.needs_review(&self.def)
     }
 

@@ -79,6 +79,12 @@ pub trait Tool: Send + Sync + Debug {
     fn asks_by_default(&self, _args: &Value) -> bool {
         false
     }
+    /// Whether this call asks whatever the person's policy or an earlier
+    /// "allow in this thread" says (only "never" still wins): an MCP tool
+    /// whose definition changed since the person reviewed it.
+    fn must_ask(&self, _args: &Value) -> bool {
+        false
+    }
     /// The file the call changes (normalized), for a tool that changes
     /// one: an approved call is checked against the state this file had
     /// when the call asked.

@@ -291,7 +291,12 @@ impl McpService {
     ) -> Result<McpImportPreview, ApiError> {
         let (label, text) = Self::read_source(source).await?;
         let candidates = import_candidates(&text, source.id.as_deref()).map_err(config_error)?;
-        let configured: Vec<String> = self.all().into_iter().map(|s| s.id).collect();
+        // What is live, and what the file says now (it may not be read yet).
+        let mut configured: Vec<String> = self.all().into_iter().map(|s| s.id).collect();
+        let file = Arc::clone(&self.file);
+        if let Ok(Ok(on_disk)) = tokio::task::spawn_blocking(move || file.read()).await {
+            configured.extend(on_disk.servers.into_iter().map(|s| s.id));
+        }
         Ok(McpImportPreview {
             source: label,
             candidates: candidates
