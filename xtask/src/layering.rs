@@ -97,7 +97,7 @@ const HEAVY: &[(&str, &str)] = &[
 /// reqwest (DESIGN.md §2), and so are tauri's mobile targets.
 const CARRIERS: &[(&str, &str)] = &[("reqwest", "rmcp"), ("reqwest", "tauri")];
 
-/// A workspace crate that uses, directly, the heavy dependency one of its
+/// A workspace crate that uses, directly (never through another crate), the heavy dependency one of its
 /// own heavy dependencies carries: pizza-mcp writes the legacy SSE
 /// transport rmcp no longer ships on rmcp's reqwest (DESIGN.md §2).
 const COMPANIONS: &[(&str, &str)] = &[("reqwest", MCP)];
@@ -297,13 +297,14 @@ pub(crate) fn violations(metadata: &Metadata) -> Vec<Violation> {
         let graph = Graph::new(metadata, resolve, &members);
         for package in &workspace {
             for (heavy, owner) in HEAVY {
+                if package.name == *owner {
+                    continue;
+                }
                 let companion = COMPANIONS
                     .iter()
                     .any(|(carried, user)| carried == heavy && *user == package.name);
-                if package.name == *owner || companion {
-                    continue;
-                }
-                if let Some(path) = graph.path_to(&package.id, heavy) {
+                // A companion's own direct use is allowed, nothing else.
+                if let Some(path) = graph.path_to(&package.id, heavy, companion) {
                     found.insert(Violation::SecondOwner {
                         heavy: (*heavy).to_owned(),
                         owner: (*owner).to_owned(),
@@ -365,7 +366,8 @@ impl<'a> Graph<'a> {
     /// carriers of `heavy`. Other workspace crates are not entered: each is
     /// checked on its own. The start's dev-dependencies count (tests are
     /// code the crate owns); a third-party crate's are not built.
-    fn path_to(&self, start: &'a str, heavy: &str) -> Option<Vec<String>> {
+    /// `skip_direct` leaves out the start's own direct edges to the family.
+    fn path_to(&self, start: &'a str, heavy: &str, skip_direct: bool) -> Option<Vec<String>> {
         let mut parent: HashMap<&'a str, &'a str> = HashMap::new();
         let mut queue = VecDeque::from([start]);
         while let Some(id) = queue.pop_front() {
@@ -377,8 +379,11 @@ impl<'a> Graph<'a> {
                 {
                     continue;
                 }
-                parent.insert(next, id);
                 let name = self.name(next);
+                if skip_direct && id == start && in_family(name, heavy) {
+                    continue;
+                }
+                parent.insert(next, id);
                 if in_family(name, heavy) {
                     let mut path = vec![name.to_owned()];
                     let mut at = id;

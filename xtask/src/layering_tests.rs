@@ -303,6 +303,9 @@ fn rmcp_may_bring_its_own_reqwest_but_nothing_else_may() {
         .external("rmcp", &["reqwest"])
         .normal(TOOLS, MCP);
     assert_eq!(graph.violations(), vec![]);
+    // The legacy SSE transport uses rmcp's reqwest directly.
+    graph.normal(MCP, "reqwest");
+    assert_eq!(graph.violations(), vec![]);
 
     graph
         .external("http-kit", &["reqwest"])
