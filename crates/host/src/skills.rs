@@ -4,6 +4,7 @@
 //! (and when the user folder changes on disk), then `skills_changed` tells
 //! the window to re-read it.
 
+mod deps;
 mod roster;
 pub(crate) mod surface;
 mod views;
@@ -24,6 +25,7 @@ use pizza_store::Store;
 use pizza_tools::ToolRegistry;
 use tokio::sync::{Mutex, mpsc};
 
+use deps::servers_of;
 use surface::ToolSurface;
 
 use crate::desktop::OpenDialog;
@@ -425,53 +427,6 @@ impl SkillService {
         });
         Ok(())
     }
-}
-
-impl SkillService {
-    /// Switching a skill on needs every MCP server it names to exist and be on.
-    fn check_dependencies(&self, entry: &CatalogEntry) -> Result<(), ApiError> {
-        let Ok(bundle) = &entry.bundle else {
-            return Ok(());
-        };
-        let surface = self.surface();
-        let missing: Vec<String> = servers_of(bundle)
-            .into_iter()
-            .filter_map(|server| match surface.resolver.server(&server) {
-                None => Some(format!("{server} (not configured)")),
-                Some(facts) if !facts.enabled => Some(format!("{server} (switched off)")),
-                Some(_) => None,
-            })
-            .collect();
-        if missing.is_empty() {
-            return Ok(());
-        }
-        Err(ApiError::new(
-            pizza_protocol::ErrorCode::DependencyDisabled,
-            format!(
-                "{} needs MCP servers that are missing or switched off: {}.",
-                entry.name,
-                missing.join(", ")
-            ),
-        ))
-    }
-}
-
-/// The MCP servers a skill's refs name, each once.
-fn servers_of(bundle: &pizza_extensions::SkillBundle) -> Vec<String> {
-    let manifest = &bundle.manifest;
-    let mut servers: Vec<String> = Vec::new();
-    let refs = manifest
-        .tools
-        .iter()
-        .chain(manifest.interrupt_on.iter().map(|rule| &rule.tool));
-    for tool in refs {
-        if let Some(server) = tool.mcp_server()
-            && !servers.iter().any(|s| s == server)
-        {
-            servers.push(server.to_owned());
-        }
-    }
-    servers
 }
 
 async fn read_overlay(store: &Store) -> Result<EnablementOverlay, HostError> {
