@@ -380,9 +380,13 @@ impl Host {
         self.automations().start().await
     }
 
-    /// The machine is going to sleep (timers are disarmed) or woke
-    /// (schedules are rebuilt and a missed tick fires once).
+    /// The machine is going to sleep (timers are disarmed) or woke (MCP
+    /// servers that need it connect again first, then schedules are rebuilt
+    /// and a missed tick fires once).
     pub fn power_changed(&self, event: PowerEvent) {
+        if event == PowerEvent::Woke {
+            self.inner.mcp.woke();
+        }
         self.automations().power_changed(event);
     }
 }

@@ -434,6 +434,26 @@ impl McpService {
         self.view(id)
     }
 
+    /// The machine woke: remote sessions rarely survive a sleep, and a
+    /// server that failed may work now — both connect again; healthy stdio
+    /// servers keep their process.
+    pub(crate) fn woke(&self) {
+        for config in self.all().into_iter().filter(|c| c.enabled) {
+            let remote = !matches!(config.transport, pizza_mcp::ServerTransport::Stdio { .. });
+            let unhealthy = self.pool.server(&config.id).is_some_and(|s| {
+                matches!(
+                    s.status,
+                    pizza_protocol::McpStatus::Error { .. }
+                        | pizza_protocol::McpStatus::Crashed { .. }
+                        | pizza_protocol::McpStatus::Retrying { .. }
+                )
+            });
+            if remote || unhealthy {
+                let _ = self.pool.reconnect(&config.id);
+            }
+        }
+    }
+
     /// Stops every server (quit).
     pub(crate) async fn shutdown(&self) {
         self.pool.shutdown().await;

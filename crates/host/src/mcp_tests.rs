@@ -531,3 +531,29 @@ async fn an_import_previews_clashes_and_brings_in_what_was_chosen() {
     );
     host.shutdown(Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn waking_connects_again_a_server_that_could_not_start() {
+    let root = TempDataRoot::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let later = dir.path().join("server-installed-later");
+    write_config(
+        &root,
+        &json!({"late": {"command": later.display().to_string(), "args": ["--name", "late"]}}),
+    );
+    let host = open(&root, &FakeModel::new(), Arc::default()).await;
+    let mut events = host.subscribe();
+    host.start_mcp().await.unwrap();
+    let failed = status(&host, &mut events, "late", |s| {
+        matches!(s, McpStatus::Error { .. })
+    })
+    .await;
+    assert!(
+        format!("{failed:?}").contains("command not found"),
+        "{failed:?}"
+    );
+    std::os::unix::fs::symlink(test_server_bin(), &later).unwrap();
+    host.power_changed(crate::PowerEvent::Woke);
+    status(&host, &mut events, "late", McpStatus::is_connected).await;
+    host.shutdown(Duration::from_secs(5)).await;
+}

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::error::Error;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use pizza_mcp::{LiveServer, McpPool, ServerTransport};
@@ -56,7 +56,7 @@ fn test_server() -> Result<PathBuf, Box<dyn Error>> {
     Ok(bin)
 }
 
-fn server(bin: &PathBuf, id: &str, args: &[&str]) -> LiveServer {
+fn server(bin: &Path, id: &str, args: &[&str]) -> LiveServer {
     LiveServer {
         id: id.to_owned(),
         transport: ServerTransport::Stdio {
@@ -98,7 +98,7 @@ fn cpu_ticks(pid: &str) -> u64 {
     field(11) + field(12)
 }
 
-async fn twenty_with_one_hung(bin: &PathBuf) -> Result<(), Box<dyn Error>> {
+async fn twenty_with_one_hung(bin: &Path) -> Result<(), Box<dyn Error>> {
     let pool = McpPool::new(|_, _| {});
     let mut servers: Vec<LiveServer> = (0..19)
         .map(|n| server(bin, &format!("fast{n:02}"), &[]))
@@ -121,7 +121,7 @@ async fn twenty_with_one_hung(bin: &PathBuf) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-async fn call_overhead(bin: &PathBuf) -> Result<(), Box<dyn Error>> {
+async fn call_overhead(bin: &Path) -> Result<(), Box<dyn Error>> {
     let pool = McpPool::new(|_, _| {});
     pool.apply(vec![server(bin, "fast", &[])]);
     pool.wait_for("fast", Duration::from_secs(30), |s| s.status.is_connected())
@@ -147,7 +147,7 @@ async fn call_overhead(bin: &PathBuf) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-async fn idle_cpu(bin: &PathBuf) -> Result<(), Box<dyn Error>> {
+async fn idle_cpu(bin: &Path) -> Result<(), Box<dyn Error>> {
     let pool = McpPool::new(|_, _| {});
     pool.apply(
         (0..5)
