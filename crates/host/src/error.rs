@@ -68,3 +68,14 @@ fn sentence(err: &pizza_store::Error) -> String {
     }
     out
 }
+
+/// Runs blocking file or keychain work off the async threads; a worker that
+/// panicked or was cancelled is `GENERAL` with `failure` as its sentence.
+pub(crate) async fn off_thread<T: Send + 'static>(
+    failure: &'static str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, pizza_protocol::ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| pizza_protocol::ApiError::general(failure).with_details(e.to_string()))
+}

@@ -67,9 +67,7 @@ fn extension_error(err: pizza_extensions::Error) -> ApiError {
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work).await.map_err(|e| {
-        ApiError::general("Reading the plugins stopped unexpectedly.").with_details(e.to_string())
-    })
+    crate::error::off_thread("Reading the plugins stopped unexpectedly.", work).await
 }
 
 /// The servers a plugin's `mcpServers` configures; a malformed object is

@@ -80,16 +80,10 @@ fn not_found(name: &str) -> ApiError {
     ApiError::not_found(format!("There is no skill named {name}."))
 }
 
-fn worker_gone(err: &tokio::task::JoinError) -> ApiError {
-    ApiError::general("Reading the skills stopped unexpectedly.").with_details(err.to_string())
-}
-
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| worker_gone(&e))
+    crate::error::off_thread("Reading the skills stopped unexpectedly.", work).await
 }
 
 /// The files a skill has now: its bundle's, or a broken skill's as on disk.

@@ -75,15 +75,7 @@ pub(crate) async fn open(
                 crate::http_client::http_client(),
                 config,
             );
-            let service = handler
-                .serve(transport)
-                .await
-                .map_err(|e| format!("cannot connect to {url}: {e}"))?;
-            Ok(Session {
-                service,
-                child: None,
-                group: None,
-            })
+            remote(handler, transport, url).await
         }
         ServerTransport::Sse { url, headers } => {
             let transport = crate::sse::connect_sse(
@@ -93,17 +85,26 @@ pub(crate) async fn open(
             )
             .await
             .map_err(|e| format!("cannot connect to {url}: {e}"))?;
-            let service = handler
-                .serve(transport)
-                .await
-                .map_err(|e| format!("cannot connect to {url}: {e}"))?;
-            Ok(Session {
-                service,
-                child: None,
-                group: None,
-            })
+            remote(handler, transport, url).await
         }
     }
+}
+
+/// Initializes a session over an HTTP transport: no process of its own.
+async fn remote<T, E, A>(handler: Handler, transport: T, url: &str) -> Result<Session, String>
+where
+    T: rmcp::transport::IntoTransport<rmcp::service::RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let service = handler
+        .serve(transport)
+        .await
+        .map_err(|e| format!("cannot connect to {url}: {e}"))?;
+    Ok(Session {
+        service,
+        child: None,
+        group: None,
+    })
 }
 
 fn header_map(headers: &BTreeMap<String, String>) -> Result<HeaderMap, String> {

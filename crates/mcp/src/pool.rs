@@ -46,6 +46,20 @@ struct Running {
     task: JoinHandle<()>,
 }
 
+impl Running {
+    /// SIGKILL to the server's process group, if it has one running.
+    fn kill_group(&self) {
+        let group = self
+            .shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .group;
+        if let Some(group) = group {
+            crate::stdio::signal_group(group, true);
+        }
+    }
+}
+
 struct Inner {
     servers: Mutex<BTreeMap<String, Running>>,
     slots: Arc<Semaphore>,
@@ -280,14 +294,7 @@ impl McpPool {
     /// moment the app exits.
     pub fn kill_all(&self) {
         for running in self.lock().values() {
-            let group = running
-                .shared
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .group;
-            if let Some(group) = group {
-                crate::stdio::signal_group(group, true);
-            }
+            running.kill_group();
             running.task.abort();
         }
     }
@@ -314,14 +321,7 @@ async fn stop(running: Running) {
         let _ = tokio::time::timeout(Duration::from_secs(5), stopped).await;
     }
     running.task.abort();
-    let group = running
-        .shared
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .group;
-    if let Some(group) = group {
-        crate::stdio::signal_group(group, true);
-    }
+    running.kill_group();
 }
 
 /// A status in words, for an error naming it.

@@ -42,9 +42,7 @@ fn in_use(id: &str, skills: &[String]) -> ApiError {
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work).await.map_err(|e| {
-        ApiError::general("The MCP configuration could not be changed.").with_details(e.to_string())
-    })
+    crate::error::off_thread("The MCP configuration could not be changed.", work).await
 }
 
 impl McpService {
