@@ -29,5 +29,10 @@ pub use notifications::DesktopNotifier;
 
 /// Runs the app until the user quits; the exit code reports startup failures.
 pub fn run() -> ExitCode {
+    // The eval worker is this binary too: it serves one host's programs on
+    // stdin/stdout and starts nothing of the app (no window, no database).
+    if std::env::args_os().nth(1).as_deref() == Some(pizza_host::EVAL_WORKER_ARG.as_ref()) {
+        return pizza_host::eval_worker_main();
+    }
     startup::run()
 }

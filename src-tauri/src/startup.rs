@@ -100,11 +100,21 @@ fn open_host(package_info: &tauri::PackageInfo) -> Result<(Host, logging::LogGua
 /// The OS services the host gets: provider secrets in the real keychain,
 /// run outcomes as native notifications.
 fn host_options() -> HostOptions {
-    HostOptions::default()
+    let options = HostOptions::default()
         .with_secrets(std::sync::Arc::new(
             crate::keychain::KeychainSecrets::default(),
         ))
-        .with_notifier(crate::notifications::app_notifier())
+        .with_notifier(crate::notifications::app_notifier());
+    match std::env::current_exe() {
+        Ok(exe) => options.with_eval_worker(pizza_host::WorkerCommand::new(
+            exe,
+            vec![pizza_host::EVAL_WORKER_ARG.into()],
+        )),
+        Err(error) => {
+            tracing::warn!(%error, "no path to this program: the eval tool is off");
+            options
+        }
+    }
 }
 
 /// One running instance per data root: a second launch on the same root

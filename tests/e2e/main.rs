@@ -5,6 +5,7 @@
 mod automations;
 mod chat;
 mod desktop;
+mod eval;
 mod files;
 mod harness;
 mod inbox;

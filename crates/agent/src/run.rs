@@ -1,6 +1,7 @@
 //! One run's loop: model call → tool calls → results → repeat.
 
 pub(crate) mod model_call;
+mod nested;
 mod tool_calls;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -128,6 +129,7 @@ impl<'a> RunLoop<'a> {
             }
         };
         outcome.usage = self.usage;
+        self.end_invocation();
         outcome
     }
 

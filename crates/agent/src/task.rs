@@ -13,7 +13,7 @@ use pizza_tools::ToolRegistry;
 
 pub use prompt::{TASK_TOOL, task_spec};
 pub(crate) use prompt::{delegation_prompt, unavailable_prompt};
-pub(crate) use run::{LAST_CALL_NOTE, TaskEnd, TaskScope, task_target};
+pub(crate) use run::{LAST_CALL_NOTE, TaskEnd, TaskParent, TaskScope, task_target};
 
 /// Model calls one subagent invocation may make.
 pub const SUBAGENT_MAX_MODEL_CALLS: u32 = 40;

@@ -7,6 +7,7 @@
 mod suite {
     mod approvals;
     mod cancel;
+    mod eval;
     mod harness;
     mod hitl;
     mod limits;

@@ -30,6 +30,11 @@ pub use notify::{
     NoNotifier, Notification, NotificationDecision, NotificationKind, Notifier, NotifyError,
     PendingApproval,
 };
+/// The eval worker: the app's binary runs [`eval_worker_main`] when its
+/// first argument is [`EVAL_WORKER_ARG`], before anything else starts.
+pub use pizza_sandbox::{
+    WORKER_ARG as EVAL_WORKER_ARG, WorkerCommand, worker_main as eval_worker_main,
+};
 pub use runs::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 pub use secrets::{NoSecretStore, SecretError, SecretStore};
 pub use shutdown::ShutdownReport;
@@ -59,6 +64,9 @@ pub struct HostOptions {
     pub builtin_skills: Option<std::path::PathBuf>,
     /// The shipped `plugins/` folder (`None`: no built-in plugins).
     pub builtin_plugins: Option<std::path::PathBuf>,
+    /// How to start the JavaScript worker `eval` runs programs in (the
+    /// app's own binary with [`EVAL_WORKER_ARG`]); `None`: no `eval` tool.
+    pub eval_worker: Option<WorkerCommand>,
 }
 
 impl Default for HostOptions {
@@ -71,6 +79,7 @@ impl Default for HostOptions {
             notifier: Arc::new(NoNotifier),
             builtin_skills: None,
             builtin_plugins: None,
+            eval_worker: None,
         }
     }
 }
@@ -87,6 +96,13 @@ impl HostOptions {
     #[must_use]
     pub fn with_ollama_probe(mut self, url: Option<String>) -> Self {
         self.ollama_probe = url;
+        self
+    }
+
+    /// How `eval` starts its worker processes.
+    #[must_use]
+    pub fn with_eval_worker(mut self, worker: WorkerCommand) -> Self {
+        self.eval_worker = Some(worker);
         self
     }
 
@@ -139,6 +155,8 @@ struct Inner {
     skills: Arc<skills::SkillService>,
     mcp: Arc<mcp::McpService>,
     plugins: Arc<plugins::PluginService>,
+    /// The `eval` tool, when the app gave a worker for it.
+    eval: Option<Arc<pizza_tools::EvalTool>>,
 }
 
 impl Host {
@@ -157,7 +175,15 @@ impl Host {
         let mounts: Arc<dyn pizza_tools::MountSource> =
             grants::HostMounts::new(store.clone(), data_root.path().join(memory::MEMORIES_DIR));
         notify::init_cursor(&store).await?;
-        let tools = pizza_tools::ToolRegistry::with_builtins();
+        let mut tools = pizza_tools::ToolRegistry::with_builtins();
+        let eval = match options.eval_worker {
+            Some(worker) => {
+                let eval = eval_tool(&store, worker).await?;
+                tools.register(Arc::clone(&eval) as Arc<dyn pizza_tools::Tool>);
+                Some(eval)
+            }
+            None => None,
+        };
         let approvals = approvals::ApprovalService::new(store.clone(), tools.clone());
         let events = events::AppEvents::default();
         let plugins =
@@ -265,6 +291,7 @@ impl Host {
                 skills,
                 mcp,
                 plugins,
+                eval,
             }),
         })
     }
@@ -302,6 +329,17 @@ impl Host {
             },
         })
     }
+}
+
+/// The `eval` tool over a sandbox with its warm worker started, at the
+/// timeout the settings hold.
+async fn eval_tool(store: &Store, worker: WorkerCommand) -> Result<Arc<pizza_tools::EvalTool>> {
+    let sandbox = pizza_tools::Sandbox::new(worker, pizza_tools::EvalLimits::default());
+    sandbox.warm();
+    let eval = Arc::new(pizza_tools::EvalTool::new(sandbox));
+    let secs = settings::eval_timeout_secs(store).await?;
+    eval.set_timeout_secs(u64::try_from(secs).unwrap_or(1));
+    Ok(eval)
 }
 
 #[cfg(test)]

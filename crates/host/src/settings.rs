@@ -70,6 +70,7 @@ impl SettingsService {
             .await
             .map_err(crate::HostError::from)?
             .unwrap_or(pizza_protocol::DEFAULT_MCP_TOOL_TIMEOUT_SECS);
+        let eval_timeout_secs = eval_timeout_secs(&self.store).await?;
         Ok(Settings {
             theme,
             memories_enabled: self.memory.memories_enabled().await?,
@@ -79,6 +80,7 @@ impl SettingsService {
                 max_tool_calls,
                 max_subagent_tool_calls,
                 mcp_tool_timeout_secs,
+                eval_timeout_secs,
             },
         })
     }
@@ -106,13 +108,25 @@ impl SettingsService {
                 )));
             }
         }
-        if let Some(secs) = patch.mcp_tool_timeout_secs
-            && !(1..=pizza_protocol::MCP_TOOL_TIMEOUT_MAX_SECS).contains(&secs)
-        {
-            return Err(ApiError::invalid_input(format!(
-                "mcp_tool_timeout_secs: choose 1 to {} seconds",
-                pizza_protocol::MCP_TOOL_TIMEOUT_MAX_SECS
-            )));
+        for (field, value, max) in [
+            (
+                "mcp_tool_timeout_secs",
+                patch.mcp_tool_timeout_secs,
+                pizza_protocol::MCP_TOOL_TIMEOUT_MAX_SECS,
+            ),
+            (
+                "eval_timeout_secs",
+                patch.eval_timeout_secs,
+                pizza_protocol::EVAL_TIMEOUT_MAX_SECS,
+            ),
+        ] {
+            if let Some(secs) = value
+                && !(1..=max).contains(&secs)
+            {
+                return Err(ApiError::invalid_input(format!(
+                    "{field}: choose 1 to {max} seconds"
+                )));
+            }
         }
         Ok(())
     }
@@ -139,6 +153,7 @@ impl SettingsService {
                 keys::AGENT_MCP_TOOL_TIMEOUT_SECS,
                 patch.mcp_tool_timeout_secs,
             ),
+            (keys::AGENT_EVAL_TIMEOUT_SECS, patch.eval_timeout_secs),
         ] {
             if let Some(max) = value {
                 key.write(&self.store, &max)
@@ -192,6 +207,14 @@ impl SettingsService {
     }
 }
 
+/// Seconds one `eval` program may run, as set.
+pub(crate) async fn eval_timeout_secs(store: &Store) -> crate::Result<i64> {
+    Ok(keys::AGENT_EVAL_TIMEOUT_SECS
+        .read(store)
+        .await?
+        .unwrap_or(pizza_protocol::DEFAULT_EVAL_TIMEOUT_SECS))
+}
+
 /// The settings commands: thin calls of the service.
 impl Host {
     pub async fn settings_get(&self, params: SettingsGetParams) -> Result<Settings, ApiError> {
@@ -204,6 +227,9 @@ impl Host {
             .mcp
             .policy()
             .set_timeout_secs(settings.agent.mcp_tool_timeout_secs);
+        if let Some(eval) = &self.inner.eval {
+            eval.set_timeout_secs(u64::try_from(settings.agent.eval_timeout_secs).unwrap_or(1));
+        }
         Ok(settings)
     }
 }

@@ -61,6 +61,9 @@ impl Host {
         let report = self.runs().shutdown(deadline).await;
         // After the runs: a run winding down may still call a tool.
         self.inner.mcp.shutdown().await;
+        if let Some(eval) = &self.inner.eval {
+            eval.sandbox().shutdown().await;
+        }
         report
     }
 

@@ -83,9 +83,10 @@ pub use run_commands::{
 };
 pub use scope::{QUICK_ASK_COMMANDS, WindowScope};
 pub use settings::{
-    AgentSettings, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS,
-    DEFAULT_MCP_TOOL_TIMEOUT_SECS, MAX_TOOL_CALLS_LIMIT, MCP_TOOL_TIMEOUT_MAX_SECS,
-    NotificationPrefs, PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch, Theme,
+    AgentSettings, DEFAULT_EVAL_TIMEOUT_SECS, DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
+    DEFAULT_MAX_TOOL_CALLS, DEFAULT_MCP_TOOL_TIMEOUT_SECS, EVAL_TIMEOUT_MAX_SECS,
+    MAX_TOOL_CALLS_LIMIT, MCP_TOOL_TIMEOUT_MAX_SECS, NotificationPrefs, PERSONA_MAX_CHARS,
+    Settings, SettingsGetParams, SettingsPatch, Theme,
 };
 pub use skill::{
     SKILL_FILE_TEXT_MAX_BYTES, SkillDetail, SkillFields, SkillFileText, SkillFileView,

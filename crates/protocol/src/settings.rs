@@ -50,6 +50,10 @@ pub const DEFAULT_MAX_SUBAGENT_TOOL_CALLS: i64 = 150;
 pub const DEFAULT_MCP_TOOL_TIMEOUT_SECS: i64 = 60;
 /// The longest MCP tool-call timeout that can be set, in seconds.
 pub const MCP_TOOL_TIMEOUT_MAX_SECS: i64 = 3_600;
+/// Seconds one `eval` program may run by default, bridge work included.
+pub const DEFAULT_EVAL_TIMEOUT_SECS: i64 = 120;
+/// The longest `eval` timeout that can be set, in seconds.
+pub const EVAL_TIMEOUT_MAX_SECS: i64 = 3_600;
 
 /// The agent's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +69,9 @@ pub struct AgentSettings {
     pub max_subagent_tool_calls: i64,
     /// Seconds one MCP tool call may take before it is cancelled.
     pub mcp_tool_timeout_secs: i64,
+    /// Seconds one `eval` program may run (its file reads and skills
+    /// included) before it is stopped.
+    pub eval_timeout_secs: i64,
 }
 
 impl Default for AgentSettings {
@@ -74,6 +81,7 @@ impl Default for AgentSettings {
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
             max_subagent_tool_calls: DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
             mcp_tool_timeout_secs: DEFAULT_MCP_TOOL_TIMEOUT_SECS,
+            eval_timeout_secs: DEFAULT_EVAL_TIMEOUT_SECS,
         }
     }
 }
@@ -125,4 +133,7 @@ pub struct SettingsPatch {
     /// 1 to [`MCP_TOOL_TIMEOUT_MAX_SECS`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_tool_timeout_secs: Option<i64>,
+    /// 1 to [`EVAL_TIMEOUT_MAX_SECS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval_timeout_secs: Option<i64>,
 }

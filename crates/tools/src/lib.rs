@@ -5,6 +5,7 @@ mod builtin;
 mod change;
 mod composite;
 mod error;
+mod eval;
 mod fs;
 mod grant;
 #[cfg(unix)]
@@ -15,6 +16,7 @@ mod host_dir;
 mod host_folder;
 mod host_path;
 mod mcp_tool;
+mod nested;
 mod path;
 mod registry;
 mod schema;
@@ -29,6 +31,9 @@ pub use builtin::{
 pub use change::{FileState, PREVIEW_MAX_CHARS, file_state};
 pub use composite::CompositeFs;
 pub use error::{Result, ToolError};
+pub use eval::{
+    DEFAULT_EVAL_TIMEOUT_SECS, EVAL_TOOL, EvalTool, MAX_PARALLEL_TASKS, PAGE_MAX_BYTES,
+};
 pub use fs::{Bounded, DirEntry, FileSystem};
 pub use grant::{
     Access, GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant, GrantError, MEMORY_PROMPT,
@@ -37,11 +42,14 @@ pub use grant::{
 };
 pub use host_folder::{EntryKind, FolderFile, HostFolder};
 pub use mcp_tool::{McpCallPolicy, McpTool, tool_output};
+pub use nested::{NestedCalls, NestedGate, Unattended};
 pub use path::normalize_path;
 pub use registry::ToolRegistry;
 pub use schema::validate as validate_schema;
 pub use thread_files::ThreadFiles;
 pub use tool::{OutputPart, Tool, ToolContext, ToolOutput};
 
+/// The sandbox `eval` runs in, for the host that makes one.
+pub use pizza_sandbox::{Limits as EvalLimits, Sandbox, WorkerCommand};
 /// Re-exported so tool implementors need not depend on tokio-util.
 pub use tokio_util::sync::CancellationToken;

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::Result;
 use crate::fs::FileSystem;
+use crate::nested::NestedCalls;
 
 /// What a tool call may use besides its arguments.
 #[derive(Debug, Clone)]
@@ -18,6 +19,9 @@ pub struct ToolContext {
     pub call_id: String,
     /// The thread's files (state files now; the composite filesystem later).
     pub fs: Arc<dyn FileSystem>,
+    /// The run's gate and delegation, for a tool that calls other tools
+    /// (`eval`); `None` outside a run.
+    pub nested: Option<Arc<dyn NestedCalls>>,
 }
 
 /// One part of what a tool returns. Closed on purpose: the agent stores
@@ -96,6 +100,9 @@ pub trait Tool: Send + Sync + Debug {
     async fn preview(&self, _fs: &dyn FileSystem, _args: &Value) -> Option<ChangePreview> {
         None
     }
+    /// The agent invocation `key` (see [`NestedCalls::invocation`]) ended:
+    /// drop what the tool kept for it.
+    fn end_invocation(&self, _key: &str) {}
     /// One sentence for the approval card: what the call will do.
     fn describe_call(&self, args: &Value) -> String {
         describe_by_file_path(self.name(), args)

@@ -13,6 +13,8 @@ mod suite {
     mod boundary_races;
     #[cfg(unix)]
     mod composite_fs;
+    #[cfg(unix)]
+    mod eval;
     mod fs_tools;
     mod registry;
 }

@@ -12,6 +12,7 @@ use pizza_protocol::{ApprovalRequest, DecisionKind, Interrupt, RunEvent, RunStat
 use pizza_tools::{ToolContext, ToolError, ToolOutput, file_state};
 use serde_json::Value;
 
+use super::nested::RunNested;
 use super::{Next, RunLoop, Stop};
 use crate::agent::RunOutcome;
 use crate::meta::AskedAgainst;
@@ -182,7 +183,11 @@ impl<'a> RunLoop<'a> {
             };
             unfinished.retain(|c| c.id != call.id);
             let result = match work {
-                Work::Tool(result) => result,
+                Work::Tool(result, usage) => {
+                    // Subagents a program ran through `task()`.
+                    add_usage(&mut self.usage, &usage);
+                    result
+                }
                 Work::Task(end, usage) => {
                     add_usage(&mut self.usage, &usage);
                     self.sink.emit(
@@ -295,10 +300,12 @@ impl<'a> RunLoop<'a> {
             });
         }
         let tool = self.profile.tools.resolve(&call.name, &call.arguments);
+        let nested = Arc::new(RunNested::new(self, &call.id));
         let ctx = ToolContext {
             thread_id: self.input.thread_id.clone(),
             call_id: call.id.clone(),
             fs: Arc::clone(&self.fs),
+            nested: Some(Arc::clone(&nested) as Arc<dyn pizza_tools::NestedCalls>),
         };
         Box::pin(async move {
             let result = match tool {
@@ -309,7 +316,7 @@ impl<'a> RunLoop<'a> {
                     result = tool.call(&ctx, call.arguments.clone(), cancel.clone()) => result,
                 },
             };
-            (call, edited, Work::Tool(result))
+            (call, edited, Work::Tool(result, nested.usage()))
         })
     }
 
@@ -415,7 +422,8 @@ impl<'a> RunLoop<'a> {
 
 /// What one started call came back with.
 enum Work {
-    Tool(Result<ToolOutput, ToolError>),
+    /// A tool's result, and what subagents it ran spent.
+    Tool(Result<ToolOutput, ToolError>, Usage),
     Task(TaskEnd, Usage),
 }
 

@@ -124,7 +124,54 @@ fn subagent_profile(parent: &RunProfile, skill: &Subagent, task_id: &str) -> Run
     }
 }
 
+/// What a subagent loop starts from besides its skill and ask: the
+/// parent's run, files, view and allowances.
+pub(crate) struct TaskParent<'p> {
+    pub(crate) input: &'p RunInput,
+    pub(crate) sink: &'p Arc<dyn crate::sink::EventSink>,
+    pub(crate) files: &'p pizza_tools::ThreadFiles,
+    pub(crate) fs: &'p Arc<dyn FileSystem>,
+    pub(crate) allowed_in_thread: &'p std::collections::BTreeSet<String>,
+}
+
+impl TaskParent<'_> {
+    /// The subagent loop for `scope`, under the parent run's profile.
+    pub(crate) fn subagent<'a>(
+        &self,
+        agent: &'a crate::agent::Agent,
+        scope: TaskScope,
+        cancel: pizza_llm::CancellationToken,
+    ) -> RunLoop<'a> {
+        let profile = Arc::new(subagent_profile(
+            &self.input.profile,
+            &scope.skill,
+            &scope.task_id,
+        ));
+        let input = RunInput {
+            profile,
+            new_user_text: None,
+            ..self.input.clone()
+        };
+        let mut sub = RunLoop::new(agent, input, Arc::clone(self.sink), cancel);
+        sub.files = self.files.clone();
+        sub.fs = Arc::clone(self.fs);
+        sub.allowed_in_thread = self.allowed_in_thread.clone();
+        sub.task = Some(scope);
+        sub
+    }
+}
+
 impl<'a> RunLoop<'a> {
+    pub(crate) fn as_task_parent(&self) -> TaskParent<'_> {
+        TaskParent {
+            input: &self.input,
+            sink: &self.sink,
+            files: &self.files,
+            fs: &self.fs,
+            allowed_in_thread: &self.allowed_in_thread,
+        }
+    }
+
     /// The subagent loop for the `task` call `call`, sharing this run's
     /// files, view and allowances, with the person's decisions on its
     /// paused calls.
@@ -135,18 +182,8 @@ impl<'a> RunLoop<'a> {
         ask: String,
         cancel: pizza_llm::CancellationToken,
     ) -> RunLoop<'a> {
-        let profile = Arc::new(subagent_profile(&self.profile, &skill, &call.id));
-        let input = RunInput {
-            profile,
-            new_user_text: None,
-            ..self.input.clone()
-        };
-        let mut sub = RunLoop::new(self.agent, input, Arc::clone(&self.sink), cancel);
-        sub.files = self.files.clone();
-        sub.fs = Arc::clone(&self.fs);
-        sub.allowed_in_thread = self.allowed_in_thread.clone();
         let mine = |id: &String| self.meta.task_calls.get(id) == Some(&call.id);
-        sub.task = Some(TaskScope {
+        let scope = TaskScope {
             task_id: call.id.clone(),
             skill,
             ask,
@@ -158,8 +195,8 @@ impl<'a> RunLoop<'a> {
                 .filter(|(id, _)| mine(id))
                 .map(|(id, a)| (id.clone(), a.clone()))
                 .collect(),
-        });
-        sub
+        };
+        self.as_task_parent().subagent(self.agent, scope, cancel)
     }
 
     /// Runs the subagent to its report, its pause or a cancel. A failure is
@@ -193,6 +230,7 @@ impl<'a> RunLoop<'a> {
                 })
             }
         };
+        self.end_invocation();
         (end, self.usage)
     }
 

@@ -35,6 +35,7 @@ async fn the_persona_and_limit_are_saved_and_every_run_uses_them() {
             max_tool_calls: -1,
             max_subagent_tool_calls: DEFAULT_MAX_SUBAGENT_TOOL_CALLS,
             mcp_tool_timeout_secs: pizza_protocol::DEFAULT_MCP_TOOL_TIMEOUT_SECS,
+            eval_timeout_secs: pizza_protocol::DEFAULT_EVAL_TIMEOUT_SECS,
         }
     );
     let started = host.run_start(start(None, "Hello")).await.unwrap();

@@ -70,6 +70,7 @@ pub(crate) const AGENT_MAX_SUBAGENT_TOOL_CALLS: Key<i64> =
     Key::fixed("agent.max_subagent_tool_calls");
 /// Seconds one MCP tool call may take.
 pub(crate) const AGENT_MCP_TOOL_TIMEOUT_SECS: Key<i64> = Key::fixed("agent.mcp_tool_timeout_secs");
+pub(crate) const AGENT_EVAL_TIMEOUT_SECS: Key<i64> = Key::fixed("agent.eval_timeout_secs");
 /// Tools whose calls wait for the user's decision, as earlier versions
 /// kept them: read as "ask" for each, and folded into
 /// [`APPROVAL_POLICIES`] on the first change there.

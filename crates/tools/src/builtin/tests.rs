@@ -15,6 +15,7 @@ fn ctx(files: &ThreadFiles) -> ToolContext {
         thread_id: "t".into(),
         call_id: "c".into(),
         fs: Arc::new(files.clone()),
+        nested: None,
     }
 }
 

@@ -274,6 +274,7 @@ impl Lab {
             thread_id: "t".into(),
             call_id: "c".into(),
             fs: Arc::new(self.fs.clone()),
+            nested: None,
         };
         tool.call(&ctx, args, CancellationToken::new())
             .await

@@ -63,6 +63,7 @@ impl Setup {
             thread_id: "t".into(),
             call_id: "c".into(),
             fs: Arc::new(fs),
+            nested: None,
         };
         tool.call(&ctx, args, CancellationToken::new())
             .await

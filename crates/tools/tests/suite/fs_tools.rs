@@ -28,6 +28,7 @@ impl Harness {
             thread_id: "t".into(),
             call_id: "c".into(),
             fs: Arc::new(self.files.clone()),
+            nested: None,
         };
         tool.call(&ctx, args, CancellationToken::new())
             .await

@@ -69,6 +69,7 @@ async fn any_arc_dyn_tool_registers_and_its_args_are_validated() {
         thread_id: "t".into(),
         call_id: "c".into(),
         fs: Arc::new(ThreadFiles::default()),
+        nested: None,
     };
     let out = tool
         .call(&ctx, json!({"text": "hi"}), CancellationToken::new())

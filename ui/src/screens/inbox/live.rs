@@ -68,12 +68,7 @@ pub(super) fn ToolCardView(
     card: ToolCard,
     #[prop(into, default = String::from("tool-card"))] testid: String,
 ) -> impl IntoView {
-    let args = serde_json::to_string_pretty(&card.arguments).unwrap_or_default();
-    let short: String = serde_json::to_string(&card.arguments)
-        .unwrap_or_default()
-        .chars()
-        .take(80)
-        .collect();
+    let (short, args) = super::message::call_text(&card.name, &card.arguments);
     let (mark, result, is_error) = match card.result {
         None => ("…", None, false),
         Some((text, true)) => ("✗", Some(text), true),

@@ -87,10 +87,9 @@ fn part_view(part: MessagePart) -> AnyView {
         MessagePart::ToolCall {
             name, arguments, ..
         } => {
-            let args = serde_json::to_string_pretty(&arguments).unwrap_or_default();
-            let short = one_line(&serde_json::to_string(&arguments).unwrap_or_default(), 80);
+            let (short, args) = call_text(&name, &arguments);
             view! {
-                <details class="tool">
+                <details class="tool" data-tool=name.clone()>
                     <summary><span class="tool__name">{humanize(&name)}</span>" "<span class="muted mono">{short}</span></summary>
                     <pre class="tool__body">{args}</pre>
                 </details>
@@ -113,8 +112,28 @@ fn part_view(part: MessagePart) -> AnyView {
     }
 }
 
-/// `read_file` → `Read file`.
+/// A call's one-line summary and its body: the arguments as JSON, except
+/// a program (`eval`), which shows as the code it runs.
+pub(crate) fn call_text(name: &str, arguments: &serde_json::Value) -> (String, String) {
+    if name == EVAL_TOOL
+        && let Some(code) = arguments.get("code").and_then(serde_json::Value::as_str)
+    {
+        return (one_line(code, 80), code.to_owned());
+    }
+    (
+        one_line(&serde_json::to_string(arguments).unwrap_or_default(), 80),
+        serde_json::to_string_pretty(arguments).unwrap_or_default(),
+    )
+}
+
+/// The name of the tool that runs a program over the thread's files.
+const EVAL_TOOL: &str = "eval";
+
+/// `read_file` → `Read file`; `eval` → `Program`.
 pub(crate) fn humanize(name: &str) -> String {
+    if name == EVAL_TOOL {
+        return "Program".to_owned();
+    }
     let spaced = name.replace(['_', '-'], " ");
     let mut chars = spaced.chars();
     match chars.next() {
@@ -130,5 +149,22 @@ fn one_line(text: &str, max: usize) -> String {
     } else {
         let cut: String = flat.chars().take(max).collect();
         format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_shows_as_its_code_and_other_calls_as_json() {
+        let code = "const n = 1;\nreturn n + 1;";
+        let (short, body) = call_text("eval", &serde_json::json!({ "code": code }));
+        assert_eq!(body, code);
+        assert_eq!(short, "const n = 1; return n + 1;");
+        assert_eq!(humanize("eval"), "Program");
+        let (short, body) = call_text("read_file", &serde_json::json!({ "file_path": "/a" }));
+        assert_eq!(short, r#"{"file_path":"/a"}"#);
+        assert!(body.contains("\"file_path\": \"/a\""), "{body}");
     }
 }

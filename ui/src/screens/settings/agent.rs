@@ -9,8 +9,8 @@ use crate::app_state::AppState;
 use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApprovalListParams, ApprovalPolicy, MAX_TOOL_CALLS_LIMIT, MCP_TOOL_TIMEOUT_MAX_SECS,
-    PERSONA_MAX_CHARS, SettingsPatch, ToolApproval, cmd,
+    ApprovalListParams, ApprovalPolicy, EVAL_TIMEOUT_MAX_SECS, MAX_TOOL_CALLS_LIMIT,
+    MCP_TOOL_TIMEOUT_MAX_SECS, PERSONA_MAX_CHARS, SettingsPatch, ToolApproval, cmd,
 };
 
 /// The limit as typed: `-1` or a whole number in range, else why not.
@@ -49,6 +49,7 @@ pub(crate) fn AgentSettings() -> impl IntoView {
     let limit = RwSignal::new(current.max_tool_calls.to_string());
     let subagent_limit = RwSignal::new(current.max_subagent_tool_calls.to_string());
     let mcp_timeout = RwSignal::new(current.mcp_tool_timeout_secs.to_string());
+    let eval_timeout = RwSignal::new(current.eval_timeout_secs.to_string());
     let asking = RwSignal::new(None::<Vec<String>>);
     leptos::task::spawn_local(async move {
         // Only a pointer to Approvals: if the list cannot be read, the
@@ -68,6 +69,7 @@ pub(crate) fn AgentSettings() -> impl IntoView {
             limit.set(agent.max_tool_calls.to_string());
             subagent_limit.set(agent.max_subagent_tool_calls.to_string());
             mcp_timeout.set(agent.mcp_tool_timeout_secs.to_string());
+            eval_timeout.set(agent.eval_timeout_secs.to_string());
         }
     });
     let save = move || {
@@ -92,11 +94,19 @@ pub(crate) fn AgentSettings() -> impl IntoView {
                 return;
             }
         };
+        let eval_timeout_secs = match parse_timeout(&eval_timeout.get_untracked()) {
+            Ok(n) => n,
+            Err(message) => {
+                error.set(Some(format!("Program time limit: {message}")));
+                return;
+            }
+        };
         let patch = SettingsPatch {
             persona: Some(persona.get_untracked()),
             max_tool_calls: Some(max_tool_calls),
             max_subagent_tool_calls: Some(max_subagent_tool_calls),
             mcp_tool_timeout_secs: Some(mcp_tool_timeout_secs),
+            eval_timeout_secs: Some(eval_timeout_secs),
             ..SettingsPatch::default()
         };
         leptos::task::spawn_local(async move {
@@ -219,12 +229,36 @@ pub(crate) fn AgentSettings() -> impl IntoView {
                         }
                     }
                 />
+            </div>
+            <p class="hint muted">
+                {format!("How long one MCP tool call may take before it is cancelled and the agent is told it timed out: 1 to {MCP_TOOL_TIMEOUT_MAX_SECS} seconds.")}
+            </p>
+            <label class="field__label" for="agent-eval-timeout">"Program time limit (seconds)"</label>
+            <div class="field__row">
+                <input
+                    id="agent-eval-timeout"
+                    class="input input--narrow"
+                    data-testid="agent-eval-timeout"
+                    inputmode="numeric"
+                    prop:value=move || eval_timeout.get()
+                    on:input=move |ev| {
+                        touched.set(true);
+                        saved.set(false);
+                        eval_timeout.set(event_target_value(&ev));
+                    }
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" {
+                            ev.prevent_default();
+                            save();
+                        }
+                    }
+                />
                 <button class="button" data-testid="agent-save" on:click=move |_| save()>
                     "Save"
                 </button>
             </div>
             <p class="hint muted">
-                {format!("How long one MCP tool call may take before it is cancelled and the agent is told it timed out: 1 to {MCP_TOOL_TIMEOUT_MAX_SECS} seconds.")}
+                {format!("How long a program the agent writes to go through files (its file reads and skills included) may run before it is stopped: 1 to {EVAL_TIMEOUT_MAX_SECS} seconds.")}
             </p>
             <p class="hint muted" data-testid="agent-asking-tools">
                 {move || match asking.get() {

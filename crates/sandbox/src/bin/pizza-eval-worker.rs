@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    pizza_sandbox::worker_main()
+}

@@ -1,0 +1,210 @@
+//! Native fast paths for the string searches a paging program leans on.
+//! Boa 0.21 finds a substring with `windows(..).skip(from)`, which walks
+//! from the start on every call: `split('\n')` and an `indexOf` loop are
+//! quadratic, seconds for a 1 MiB page. These replacements take the common
+//! shape (a primitive string searched for a string) and hand everything
+//! else to the original built-in, so semantics stay the engine's.
+
+use boa_engine::native_function::NativeFunction;
+use boa_engine::object::FunctionObjectBuilder;
+use boa_engine::object::builtins::JsArray;
+use boa_engine::property::PropertyDescriptor;
+use boa_engine::string::{JsStr, JsStrVariant};
+use boa_engine::{Context, JsObject, JsResult, JsString, JsValue};
+
+type FastPath = fn(&JsValue, &[JsValue], &JsObject, &mut Context) -> JsResult<JsValue>;
+
+/// Replaces `split`, `indexOf` and `includes` on `String.prototype`.
+pub(super) fn install(context: &mut Context) -> JsResult<()> {
+    let prototype = context.intrinsics().constructors().string().prototype();
+    let replacements: [(&str, FastPath, usize); 3] = [
+        ("split", split, 2),
+        ("indexOf", index_of, 1),
+        ("includes", includes, 1),
+    ];
+    for (name, fast, length) in replacements {
+        let name = JsString::from(name);
+        let Some(original) = prototype.get(name.clone(), context)?.as_callable() else {
+            continue;
+        };
+        let function = FunctionObjectBuilder::new(
+            context.realm(),
+            NativeFunction::from_copy_closure_with_captures(fast, original),
+        )
+        .name(name.clone())
+        .length(length)
+        .build();
+        prototype.define_property_or_throw(
+            name,
+            PropertyDescriptor::builder()
+                .value(function)
+                .writable(true)
+                .enumerable(false)
+                .configurable(true),
+            context,
+        )?;
+    }
+    Ok(())
+}
+
+/// `s.split(sep)` for a non-empty string separator and no limit.
+fn split(
+    this: &JsValue,
+    args: &[JsValue],
+    original: &JsObject,
+    context: &mut Context,
+) -> JsResult<JsValue> {
+    let (Some(text), Some(separator), true) = (
+        this.as_string(),
+        args.first().and_then(JsValue::as_string),
+        args.get(1).is_none_or(JsValue::is_undefined),
+    ) else {
+        return original.call(this, args, context);
+    };
+    if separator.is_empty() {
+        return original.call(this, args, context);
+    }
+    let (hay, needle) = (text.as_str(), separator.as_str());
+    let mut parts = Vec::new();
+    let mut start = 0;
+    while let Some(at) = find(hay, needle, start) {
+        parts.push(substring(hay, start, at));
+        start = at + needle.len();
+    }
+    parts.push(substring(hay, start, hay.len()));
+    Ok(JsArray::from_iter(parts, context).into())
+}
+
+/// `s.indexOf(search, position)` for a string `search`.
+fn index_of(
+    this: &JsValue,
+    args: &[JsValue],
+    original: &JsObject,
+    context: &mut Context,
+) -> JsResult<JsValue> {
+    let (Some(text), Some(search)) = (this.as_string(), args.first().and_then(JsValue::as_string))
+    else {
+        return original.call(this, args, context);
+    };
+    let Some(from) = start_position(args.get(1), text.len(), context)? else {
+        return original.call(this, args, context);
+    };
+    Ok(find(text.as_str(), search.as_str(), from)
+        .map_or(-1.0, |at| at as f64)
+        .into())
+}
+
+/// `s.includes(search, position)` for a string `search`.
+fn includes(
+    this: &JsValue,
+    args: &[JsValue],
+    original: &JsObject,
+    context: &mut Context,
+) -> JsResult<JsValue> {
+    let (Some(text), Some(search)) = (this.as_string(), args.first().and_then(JsValue::as_string))
+    else {
+        return original.call(this, args, context);
+    };
+    let Some(from) = start_position(args.get(1), text.len(), context)? else {
+        return original.call(this, args, context);
+    };
+    Ok(find(text.as_str(), search.as_str(), from).is_some().into())
+}
+
+/// The clamped start of a search; `None` for an argument that is not a
+/// plain number (the original handles its conversion and side effects).
+fn start_position(
+    position: Option<&JsValue>,
+    len: usize,
+    context: &mut Context,
+) -> JsResult<Option<usize>> {
+    match position {
+        None => Ok(Some(0)),
+        Some(value) if value.is_undefined() => Ok(Some(0)),
+        Some(value) if value.is_number() => {
+            let position = value.to_integer_or_infinity(context)?;
+            Ok(Some(position.clamp_finite(0, len as i64) as usize))
+        }
+        Some(_) => Ok(None),
+    }
+}
+
+fn substring(text: JsStr<'_>, start: usize, end: usize) -> JsValue {
+    text.get(start..end)
+        .map(JsString::from)
+        .unwrap_or_default()
+        .into()
+}
+
+/// The first index `>= from` where `needle` occurs in `hay`, in UTF-16
+/// code units, whatever storage each string has.
+fn find(hay: JsStr<'_>, needle: JsStr<'_>, from: usize) -> Option<usize> {
+    match (hay.variant(), needle.variant()) {
+        (JsStrVariant::Latin1(h), JsStrVariant::Latin1(n)) => find_slice(h, n, from),
+        (JsStrVariant::Utf16(h), JsStrVariant::Utf16(n)) => find_slice(h, n, from),
+        (JsStrVariant::Utf16(h), JsStrVariant::Latin1(n)) => {
+            let n: Vec<u16> = n.iter().map(|&b| u16::from(b)).collect();
+            find_slice(h, &n, from)
+        }
+        (JsStrVariant::Latin1(h), JsStrVariant::Utf16(n)) => {
+            // A unit above 0xFF never occurs in a Latin-1 string.
+            let n: Option<Vec<u8>> = n.iter().map(|&u| u8::try_from(u).ok()).collect();
+            find_slice(h, &n?, from)
+        }
+    }
+}
+
+fn find_slice<T: PartialEq + Copy>(hay: &[T], needle: &[T], from: usize) -> Option<usize> {
+    if from > hay.len() {
+        return None;
+    }
+    let Some((&first, rest)) = needle.split_first() else {
+        return Some(from);
+    };
+    let last_start = hay.len().checked_sub(needle.len())?;
+    let mut at = from;
+    while at <= last_start {
+        let offset = hay[at..=last_start].iter().position(|&c| c == first)?;
+        at += offset;
+        if hay[at + 1..at + needle.len()] == *rest {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_across_storages() {
+        let hay = JsString::from("ab\ncd\nef");
+        let wide = JsString::from("ab\néf\n");
+        assert_eq!(
+            find(hay.as_str(), JsString::from("\n").as_str(), 0),
+            Some(2)
+        );
+        assert_eq!(
+            find(hay.as_str(), JsString::from("\n").as_str(), 3),
+            Some(5)
+        );
+        assert_eq!(find(hay.as_str(), JsString::from("\n").as_str(), 6), None);
+        assert_eq!(
+            find(hay.as_str(), JsString::from("cd\ne").as_str(), 0),
+            Some(3)
+        );
+        assert_eq!(find(hay.as_str(), JsString::from("").as_str(), 8), Some(8));
+        assert_eq!(find(hay.as_str(), JsString::from("").as_str(), 9), None);
+        assert_eq!(
+            find(wide.as_str(), JsString::from("\n").as_str(), 3),
+            Some(5)
+        );
+        assert_eq!(find(hay.as_str(), JsString::from("é").as_str(), 0), None);
+        assert_eq!(
+            find(wide.as_str(), JsString::from("éf").as_str(), 0),
+            Some(3)
+        );
+    }
+}
