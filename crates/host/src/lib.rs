@@ -344,3 +344,6 @@ async fn eval_tool(store: &Store, worker: WorkerCommand) -> Result<Arc<pizza_too
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+#[cfg(test)]
+mod eval_tests;
