@@ -336,3 +336,29 @@ async fn big_pages_arrive_intact() {
     assert_eq!(value, json!([true, 20002, 3000000, 3000001]));
     sandbox.shutdown().await;
 }
+
+#[tokio::test]
+async fn splitting_lines_with_a_regex_is_native_and_exact() {
+    let sandbox = sandbox(Limits::default());
+    let code = r#"[
+        "a\r\nb\nc\r".split(/\r?\n/), "a\r\nb\nc".split(/\n/), "a\r\nb".split(/\r\n/),
+        "x\r\r\ny".split(/\r?\n/), "a\nb".split(/\n/g), "a\r\nb".split(/\n|\r\n/),
+        "a1b".split(/\d/), ("line\r\n".repeat(200000)).split(/\r?\n/).length
+    ]"#;
+    let outcome = eval(&sandbox, "k", code).await.unwrap();
+    let value: serde_json::Value = serde_json::from_str(&outcome.result).unwrap();
+    assert_eq!(
+        value,
+        json!([
+            ["a", "b", "c\r"],
+            ["a\r", "b", "c"],
+            ["a", "b"],
+            ["x\r", "y"],
+            ["a", "b"],
+            ["a", "b"],
+            ["a", "b"],
+            200_001
+        ])
+    );
+    sandbox.shutdown().await;
+}
