@@ -2,7 +2,6 @@
 //! stopped at the timeout Settings › Agent holds, and no worker left after
 //! quitting.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use pizza_llm::{FakeModel, FakeTurn};
@@ -10,24 +9,13 @@ use pizza_protocol::{ErrorCode, RunEvent, SettingsPatch};
 use pizza_test_support::data_root::TempDataRoot;
 use serde_json::json;
 
-use crate::runs::tests::{FakeProvider, start, subscribe, until_finished};
-use crate::{DataRoot, Host, HostOptions, WorkerCommand};
+use crate::runs::tests::{open_with, start, subscribe, until_finished};
+use crate::{Host, HostOptions, WorkerCommand};
 
 async fn open_with_eval(root: &TempDataRoot, model: &FakeModel) -> Host {
     let worker = WorkerCommand::test_worker()
         .expect("the pizza-eval-worker binary is built (cargo test --workspace builds it)");
-    let host = Host::open(
-        DataRoot::prepare(root.path()).unwrap(),
-        HostOptions::default()
-            .with_ollama_probe(None)
-            .with_eval_worker(worker),
-    )
-    .await
-    .unwrap();
-    host.model_catalog()
-        .await
-        .register(Arc::new(FakeProvider(model.clone())));
-    host
+    open_with(root, model, HostOptions::default().with_eval_worker(worker)).await
 }
 
 #[tokio::test]

@@ -42,9 +42,18 @@ impl pizza_providers::Provider for FakeProvider {
 }
 
 pub(crate) async fn open(root: &TempDataRoot, model: &FakeModel) -> Host {
+    open_with(root, model, HostOptions::default()).await
+}
+
+/// [`open`] with options of the test's own (no Ollama probe either way).
+pub(crate) async fn open_with(
+    root: &TempDataRoot,
+    model: &FakeModel,
+    options: HostOptions,
+) -> Host {
     let host = Host::open(
         DataRoot::prepare(root.path()).unwrap(),
-        HostOptions::default().with_ollama_probe(None),
+        options.with_ollama_probe(None),
     )
     .await
     .unwrap();

@@ -131,16 +131,10 @@ fn index_of(
     original: &JsObject,
     context: &mut Context,
 ) -> JsResult<JsValue> {
-    let (Some(text), Some(search)) = (this.as_string(), args.first().and_then(JsValue::as_string))
-    else {
-        return original.call(this, args, context);
-    };
-    let Some(from) = start_position(args.get(1), text.len(), context)? else {
-        return original.call(this, args, context);
-    };
-    Ok(find(text.as_str(), search.as_str(), from)
-        .map_or(-1.0, |at| at as f64)
-        .into())
+    Ok(match search(this, args, context)? {
+        Some(found) => found.map_or(-1.0, |at| at as f64).into(),
+        None => original.call(this, args, context)?,
+    })
 }
 
 /// `s.includes(search, position)` for a string `search`.
@@ -150,14 +144,27 @@ fn includes(
     original: &JsObject,
     context: &mut Context,
 ) -> JsResult<JsValue> {
+    Ok(match search(this, args, context)? {
+        Some(found) => found.is_some().into(),
+        None => original.call(this, args, context)?,
+    })
+}
+
+/// Where `(search, position)` first occurs in a string `this`; `None` when
+/// the arguments are not the common shape, for the original to handle.
+fn search(
+    this: &JsValue,
+    args: &[JsValue],
+    context: &mut Context,
+) -> JsResult<Option<Option<usize>>> {
     let (Some(text), Some(search)) = (this.as_string(), args.first().and_then(JsValue::as_string))
     else {
-        return original.call(this, args, context);
+        return Ok(None);
     };
     let Some(from) = start_position(args.get(1), text.len(), context)? else {
-        return original.call(this, args, context);
+        return Ok(None);
     };
-    Ok(find(text.as_str(), search.as_str(), from).is_some().into())
+    Ok(Some(find(text.as_str(), search.as_str(), from)))
 }
 
 /// The clamped start of a search; `None` for an argument that is not a
