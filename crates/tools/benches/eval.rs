@@ -54,7 +54,7 @@ async fn bench(worker: WorkerCommand) {
     // Warm: the worker is started and the program path is hot.
     run("1 + 1").await;
 
-    for limit in [10_000, 50_000] {
+    for limit in [10_000, 15_000] {
         let program = format!(
             "let offset = 0, n = 0; for (;;) {{ const page = await tools.readFile({{ file_path: '/big.log', offset, limit: {limit} }}); \
              if (!page) break; n += page.split('\\n').length - 1; offset += {limit}; }} return n;"
