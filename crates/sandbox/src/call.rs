@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{EvalError, EvalFailure};
 use crate::process::{Incoming, WorkerProcess};
-use crate::request::{Bridge, BridgeCall, EvalOutcome, EvalRequest, Limits};
-use crate::wire::{FromWorker, GuestEnding, RunRequest, ToWorker, WireCall, encode_reply};
+use crate::request::{Bridge, EvalOutcome, EvalRequest, Limits};
+use crate::wire::{FromWorker, GuestEnding, RunRequest, ToWorker, encode_reply};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -69,10 +69,6 @@ pub(crate) async fn run(
             }
             incoming = worker.incoming.recv() => match incoming {
                 Some(Incoming::Message(FromWorker::Call { id, call })) => {
-                    let call = match call {
-                        WireCall::Tool { name, args } => BridgeCall::Tool { name, args },
-                        WireCall::Task { skill, ask } => BridgeCall::Task { skill, ask },
-                    };
                     calls.push(Box::pin(async move { (id, bridge.call(call).await) }));
                 }
                 Some(Incoming::Message(FromWorker::Log { text })) => logs.push(&text),

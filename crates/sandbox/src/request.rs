@@ -55,8 +55,9 @@ impl EvalRequest {
     }
 }
 
-/// What the guest asked the host to do.
-#[derive(Debug, Clone, PartialEq)]
+/// What the guest asked the host to do (sent so on the worker's wire).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BridgeCall {
     Tool {
         name: String,

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::request::BridgeCall;
+
 /// Host → worker.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -40,7 +42,7 @@ pub(crate) struct RunRequest {
 pub(crate) enum FromWorker {
     /// A guest called a bridge; `id` is unique for the worker's lifetime,
     /// so a late reply to an earlier run can never resolve a newer promise.
-    Call { id: u64, call: WireCall },
+    Call { id: u64, call: BridgeCall },
     /// Console output, sent as it happens so it survives a kill. The worker
     /// stops sending once `max_log_chars` went out.
     Log { text: String },
@@ -55,19 +57,6 @@ pub(crate) enum FromWorker {
         message: String,
         bridge_calls: u32,
         logs_left_out: usize,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub(crate) enum WireCall {
-    Tool {
-        name: String,
-        args: serde_json::Value,
-    },
-    Task {
-        skill: String,
-        ask: String,
     },
 }
 

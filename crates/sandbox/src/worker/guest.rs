@@ -19,7 +19,8 @@ use boa_engine::{
 
 use super::render::{self, Stringify};
 use super::session;
-use crate::wire::{FromWorker, GuestEnding, RunRequest, ToWorker, WireCall};
+use crate::request::BridgeCall;
+use crate::wire::{FromWorker, GuestEnding, RunRequest, ToWorker};
 
 /// Nested JS calls before the uncatchable "maximum call stack" ending.
 /// Measured against the 64 MiB guest stack with native re-entry on every
@@ -123,7 +124,7 @@ fn tool_call(
         },
         Err(e) => return Ok(JsPromise::reject(e, context).into()),
     };
-    let call = WireCall::Tool {
+    let call = BridgeCall::Tool {
         name: name.to_std_string_lossy(),
         args: json,
     };
@@ -139,7 +140,7 @@ fn task_call(_this: &JsValue, args: &[JsValue], context: &mut Context) -> JsResu
         }
     };
     let call = match (text(0, context), text(1, context)) {
-        (Ok(skill), Ok(ask)) => WireCall::Task { skill, ask },
+        (Ok(skill), Ok(ask)) => BridgeCall::Task { skill, ask },
         (Err(e), _) | (_, Err(e)) => return Ok(JsPromise::reject(e, context).into()),
     };
     Ok(session::start_call(call, context))

@@ -9,7 +9,8 @@ use boa_engine::object::builtins::JsPromise;
 use boa_engine::{Context, JsNativeError, JsValue};
 
 use crate::error::bridge_limit_message;
-use crate::wire::{FromWorker, WireCall};
+use crate::request::BridgeCall;
+use crate::wire::FromWorker;
 
 /// What a finished run leaves to report.
 #[derive(Default)]
@@ -61,7 +62,7 @@ pub(super) fn has_pending() -> bool {
 
 /// Sends a bridge call and returns its promise; past the call budget the
 /// promise rejects instead, naming the limit.
-pub(super) fn start_call(call: WireCall, context: &mut Context) -> JsValue {
+pub(super) fn start_call(call: BridgeCall, context: &mut Context) -> JsValue {
     let over = SESSION.with_borrow_mut(|s| {
         if s.calls >= s.max_calls {
             s.limit_hit = true;
