@@ -3,6 +3,7 @@
 
 mod app;
 mod approvals;
+mod attachments;
 mod desktop;
 mod folders;
 mod grants;
@@ -23,6 +24,7 @@ pub(crate) fn register_all(registry: &mut CommandRegistry) {
     app::register(registry);
     settings::register(registry);
     approvals::register(registry);
+    attachments::register(registry);
     threads::register(registry);
     folders::register(registry);
     grants::register(registry);

@@ -2,6 +2,7 @@
 //! root, starts logging, opens the headless [`pizza_host::Host`], and wires it
 //! to the window through one adapter per protocol command.
 
+mod attachment_scheme;
 mod autostart;
 mod builtin_skills;
 mod commands;

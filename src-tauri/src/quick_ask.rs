@@ -58,6 +58,8 @@ pub(crate) fn hide<R: Runtime>(app: &AppHandle<R>) {
 const SAVE_DIALOG_ANSWER: &str = "PIZZA_SAVE_DIALOG_ANSWER";
 /// Likewise for the open dialog (a skill ZIP to import).
 const OPEN_DIALOG_ANSWER: &str = "PIZZA_OPEN_DIALOG_ANSWER";
+/// Likewise for the attach dialog: the paths it answers, one per line.
+const ATTACH_DIALOG_ANSWER: &str = "PIZZA_ATTACH_DIALOG_ANSWER";
 
 /// The host's window and shortcut operations, on this app's windows.
 pub(crate) struct TauriShell<R: Runtime> {
@@ -111,6 +113,41 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
             .file_dialog(dialog.title, dialog.filter_name, &dialog.extension)
             .blocking_pick_file()?;
         chosen_path(chosen, "open")
+    }
+
+    fn choose_files(&self, title: String) -> Vec<PathBuf> {
+        if let Some(answer) = std::env::var_os(ATTACH_DIALOG_ANSWER) {
+            tracing::info!(paths = ?answer, "attach dialog answered by {ATTACH_DIALOG_ANSWER}");
+            return answer
+                .to_string_lossy()
+                .lines()
+                .filter(|line| !line.is_empty())
+                .map(PathBuf::from)
+                .collect();
+        }
+        use tauri_plugin_dialog::DialogExt;
+        let mut builder = self.app.dialog().file().set_title(title).add_filter(
+            "Images, PDFs and text",
+            &[
+                "png", "jpg", "jpeg", "gif", "webp", "pdf", "txt", "md", "csv", "json", "html",
+                "log", "yaml", "yml", "toml", "xml", "rs", "py", "js", "ts", "go", "java", "c",
+                "cpp", "h", "sh", "sql",
+            ],
+        );
+        builder = builder.add_filter("All files", &["*"]);
+        if let Some(window) = self.app.get_webview_window("main") {
+            builder = builder.set_parent(&window);
+        }
+        builder
+            .blocking_pick_files()
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|chosen| chosen_path(chosen, "attach"))
+            .collect()
+    }
+
+    fn open_file(&self, path: &std::path::Path) -> Result<(), String> {
+        open::that_detached(path).map_err(|error| error.to_string())
     }
 
     fn choose_folder(&self, title: String) -> Option<PathBuf> {

@@ -43,6 +43,7 @@ pub(crate) fn run() -> ExitCode {
     }
     let launch = LaunchArgs::parse(std::env::args());
     let setup_host = host.clone();
+    builder = crate::attachment_scheme::register(builder, host.clone());
     let app = builder
         .plugin(tauri_plugin_dialog::init())
         .plugin(crate::links::plugin())

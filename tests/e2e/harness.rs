@@ -50,6 +50,11 @@ impl Sandbox {
         self.dir.path().join("dough.md")
     }
 
+    /// What the app's native attach dialog answers with (an image).
+    pub(crate) fn attach_dialog_answer(&self) -> PathBuf {
+        self.dir.path().join("dot.png")
+    }
+
     /// What the app's native open and folder dialogs answer with.
     pub(crate) fn open_dialog_answer(&self) -> PathBuf {
         self.dir.path().join("to-open")
@@ -74,6 +79,7 @@ fn app_env(sandbox: &Sandbox, data_root: &Path) -> Result<Vec<(&'static str, Pat
         ("RUST_LOG", PathBuf::from("info")),
         ("PIZZA_SAVE_DIALOG_ANSWER", sandbox.save_dialog_answer()),
         ("PIZZA_OPEN_DIALOG_ANSWER", sandbox.open_dialog_answer()),
+        ("PIZZA_ATTACH_DIALOG_ANSWER", sandbox.attach_dialog_answer()),
         ("HOME", home),
     ])
 }

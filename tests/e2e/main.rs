@@ -2,6 +2,7 @@
 //! WebDriver. `cargo xtask test` builds the app and provides the display and
 //! session bus; run alone, these tests fail (never skip) when they can't start.
 
+mod attachments;
 mod automations;
 mod chat;
 mod desktop;

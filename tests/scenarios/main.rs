@@ -4,4 +4,5 @@
 // Helpers outside #[test] functions panic on setup failures too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod attachments;
 mod reasoning_replay;

@@ -32,6 +32,7 @@ async fn turn(dir: &Path, thread_id: &str, client: Arc<dyn ModelClient>, model: 
         model: client,
         model_id: model.to_owned(),
         context_window: None,
+        attachments: Default::default(),
         new_user_text: Some(text.to_owned()),
         profile: Arc::new(RunProfile::default()),
     };
@@ -160,7 +161,7 @@ fn bedrock_frame(kind: &str, payload: &Value) -> Bytes {
     out.into()
 }
 
-fn bedrock_turn(reasoning: Option<(&str, &str)>, text: &str) -> MockResponse {
+pub(crate) fn bedrock_turn(reasoning: Option<(&str, &str)>, text: &str) -> MockResponse {
     let mut frames = vec![bedrock_frame("messageStart", &json!({"role": "assistant"}))];
     let mut index = 0;
     if let Some((thought, signature)) = reasoning {

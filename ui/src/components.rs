@@ -1,3 +1,4 @@
 //! Small components shared by several screens.
 
+pub(crate) mod attachments;
 pub(crate) mod model_picker;

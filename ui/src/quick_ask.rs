@@ -2,8 +2,10 @@
 //! thread with the default model and the answer streams below. "Open in
 //! Pizza Bot" shows the thread in the main window; Esc hides this window
 //! while the run goes on (it lands in Unread: this window never reports a
-//! viewed thread).
+//! viewed thread). A pasted image or file goes with the question as a chip;
+//! this window may only add and remove files (no picker, no opening).
 
+use crate::components::attachments::{AttachmentChips, Tray};
 use crate::ipc::invoke;
 use crate::screens::inbox::state::Inbox;
 use crate::screens::inbox::{LiveRun, MessageCard, RunState};
@@ -25,10 +27,13 @@ pub(crate) fn is_quick_ask() -> bool {
 #[component]
 pub(crate) fn QuickAsk() -> impl IntoView {
     // The live-run view reads the inbox for its running set; this one is private.
-    provide_context(Inbox::new());
+    let inbox = Inbox::new();
+    provide_context(inbox);
     let draft = RwSignal::new(String::new());
     let asked = RwSignal::new(None::<(ThreadId, RunId)>);
     let error = RwSignal::new(None::<ApiError>);
+    // Stored for no thread yet: the question's new thread adopts them.
+    let tray = StoredValue::new(Tray::new(inbox.attachments, None, error));
     let sending = RwSignal::new(false);
     let input = NodeRef::<html::Textarea>::new();
 
@@ -47,7 +52,11 @@ pub(crate) fn QuickAsk() -> impl IntoView {
 
     let ask = move || {
         let text = draft.get_untracked().trim().to_owned();
-        if text.is_empty() || sending.get_untracked() {
+        let attachments = tray.with_value(Tray::ids_untracked);
+        if (text.is_empty() && attachments.is_empty())
+            || sending.get_untracked()
+            || tray.with_value(|t| untrack(|| t.uploading()))
+        {
             return;
         }
         sending.set(true);
@@ -57,10 +66,12 @@ pub(crate) fn QuickAsk() -> impl IntoView {
                 thread_id: None,
                 text,
                 model: None,
+                attachments,
             };
             match invoke::<cmd::RunStart>(&params).await {
                 Ok(started) => {
                     draft.set(String::new());
+                    tray.with_value(|t| t.sent(&params.attachments));
                     asked.set(Some((started.thread_id, started.run_id)));
                 }
                 Err(e) => error.set(Some(e)),
@@ -117,7 +128,9 @@ pub(crate) fn QuickAsk() -> impl IntoView {
                 prop:value=move || draft.get()
                 on:input=move |ev| draft.set(event_target_value(&ev))
                 on:keydown=on_keydown
+                on:paste=move |ev| { tray.with_value(|t| t.paste(&ev)); }
             ></textarea>
+            <AttachmentChips tray=tray.get_value() />
             {move || error.get().map(|e| view! {
                 <p class="banner banner--error" role="alert" data-testid="quick-ask-error">{e.message}</p>
             })}

@@ -6,7 +6,8 @@ use crate::notify::NotificationHint;
 use crate::screen::Screen;
 use crate::screens::automations::{AutomationsPane, AutomationsSidebar};
 use crate::screens::inbox::{
-    self, ConfirmDialog, ContextGauge, InboxPane, InboxSidebar, state::Inbox,
+    self, AttachmentViewer, ConfirmDialog, ContextGauge, DropOverlay, InboxPane, InboxSidebar,
+    state::Inbox,
 };
 use crate::screens::mcp::{McpPane, McpSidebar, McpStatusLine};
 use crate::screens::settings::{SettingsPane, SettingsSidebar};
@@ -30,6 +31,8 @@ pub(crate) fn Shell() -> impl IntoView {
     inbox::track_running(inbox);
     inbox::track_queues(inbox);
     crate::notify::follow_clicks(screen, inbox);
+    let dragging = RwSignal::new(false);
+    inbox::follow_drops(inbox, screen, dragging);
 
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.key() == "Escape" && help_open.get_untracked() {
@@ -92,7 +95,9 @@ pub(crate) fn Shell() -> impl IntoView {
             <Show when=move || help_open.get()>
                 <ShortcutHelp help_open />
             </Show>
+            <AttachmentViewer />
             <ConfirmDialog />
+            <DropOverlay dragging />
         </div>
     }
 }

@@ -79,6 +79,7 @@ async fn timed(
         model: Arc::new(model),
         model_id: "fake".into(),
         context_window: Some(200_000),
+        attachments: Default::default(),
         new_user_text: Some("tidy my notes".into()),
         profile: Arc::clone(profile),
     };

@@ -3,7 +3,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use pizza_llm::{CancellationToken, ModelClient, Usage};
+use pizza_llm::{AttachmentSupport, CancellationToken, ModelClient, Usage};
 use pizza_protocol::{
     ApiError, DecidedFrom, Decision, DecisionKind, Interrupt, InterruptResponse, MessageView,
     RememberScope, RunEvent, RunStatus,
@@ -29,6 +29,8 @@ pub struct RunInput {
     pub model_id: String,
     /// The model's context window in tokens, if known; summarization needs it.
     pub context_window: Option<u32>,
+    /// What the model can be sent of the thread's attachments.
+    pub attachments: AttachmentSupport,
     /// A new user message to commit first; `None` continues from the last checkpoint.
     pub new_user_text: Option<String>,
     /// What this run works with, built by the host when the run starts.

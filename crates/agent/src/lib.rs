@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod agent;
+mod attachments;
 mod error;
 mod meta;
 mod profile;

@@ -205,7 +205,7 @@ impl<'a> RunLoop<'a> {
     /// Commits the user's message, closing any calls a stopped run left
     /// unanswered (providers refuse a transcript with an unanswered call).
     async fn start_turn(&mut self, text: &str) -> Result<(), Stop> {
-        let messages = turn_messages(&self.messages, text)?;
+        let messages = turn_messages(&self.messages, text, &[])?;
         self.meta.new_turn();
         self.commit(messages, None).await
     }

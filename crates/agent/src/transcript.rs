@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use pizza_llm::{ContentPart, Message as LlmMessage, Role as LlmRole, ToolCall};
-use pizza_store::{Message as StoredMessage, NewMessage, Part, ResultPart, Role};
+use pizza_store::{AttachmentRef, Message as StoredMessage, NewMessage, Part, ResultPart, Role};
 use pizza_tools::{OutputPart, ToolOutput};
 use serde_json::Value;
 
@@ -15,8 +15,28 @@ use crate::error::Result;
 /// The most characters of a tool result indexed for search.
 const RESULT_SEARCH_CHARS: usize = 4_000;
 
-pub(crate) fn user_message(text: &str) -> NewMessage {
-    NewMessage::new(Role::User, vec![Part::text(text)], text)
+/// The person's message: its text, then its attachments as references. The
+/// search text names the attachments too.
+pub(crate) fn user_message(text: &str, attachments: &[AttachmentRef]) -> NewMessage {
+    let mut parts = Vec::new();
+    if !text.is_empty() || attachments.is_empty() {
+        parts.push(Part::text(text));
+    }
+    let mut search = text.to_owned();
+    for attachment in attachments {
+        search.push_str(&format!("\n[{}]", attachment.name));
+        let attachment = attachment.clone();
+        parts.push(
+            if pizza_protocol::attachment_kind(&attachment.mime)
+                == pizza_protocol::AttachmentKind::Image
+            {
+                Part::Image { attachment }
+            } else {
+                Part::Document { attachment }
+            },
+        );
+    }
+    NewMessage::new(Role::User, parts, search.trim_start())
 }
 
 /// A notice the app adds to the thread; never sent to the model.

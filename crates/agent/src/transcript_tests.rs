@@ -37,7 +37,7 @@ fn calls(ids: &[&str]) -> LlmMessage {
 #[test]
 fn pending_calls_are_the_unanswered_calls_of_the_last_assistant_turn() {
     let mut messages = vec![
-        stored(1, user_message("hi")),
+        stored(1, user_message("hi", &[])),
         stored(2, assistant_message(&calls(&["a", "b", "c"])).unwrap()),
         stored(3, tool_result_message("b", "ok", false)),
     ];
@@ -49,7 +49,7 @@ fn pending_calls_are_the_unanswered_calls_of_the_last_assistant_turn() {
     assert_eq!(ids, ["a", "c"]);
     assert!(!turn_is_over(&messages));
 
-    messages.push(stored(4, user_message("stop")));
+    messages.push(stored(4, user_message("stop", &[])));
     assert!(pending_calls(&messages).unwrap().is_empty());
 }
 

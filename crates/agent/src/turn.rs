@@ -4,7 +4,7 @@
 //! transaction that creates the run ([`pizza_store::Store::start_turn`]), so
 //! a message the window was told of is never lost.
 
-use pizza_store::{Message, NewMessage, StepCommit};
+use pizza_store::{AttachmentRef, Message, NewMessage, StepCommit};
 
 use crate::agent::Agent;
 use crate::error::{Error, Result};
@@ -21,12 +21,12 @@ pub struct OpenedTurn {
 
 impl OpenedTurn {
     /// The opening step of a thread's first turn.
-    pub fn first(text: &str) -> Result<Self> {
+    pub fn first(text: &str, attachments: &[AttachmentRef]) -> Result<Self> {
         let mut meta = StepMeta::default();
         meta.new_turn();
         Ok(Self {
             step: StepCommit {
-                messages: turn_messages(&[], text)?,
+                messages: turn_messages(&[], text, attachments)?,
                 files: Vec::new(),
                 interrupt: None,
                 metadata: meta.to_value(),
@@ -43,13 +43,18 @@ pub const AWAITING_DECISION: &str =
 impl Agent {
     /// Prepares the opening step of a turn on the thread as it is now.
     /// `Conflict` ([`AWAITING_DECISION`]) while a decision is pending.
-    pub async fn open_turn(&self, thread_id: &str, text: &str) -> Result<OpenedTurn> {
+    pub async fn open_turn(
+        &self,
+        thread_id: &str,
+        text: &str,
+        attachments: &[AttachmentRef],
+    ) -> Result<OpenedTurn> {
         let state = self.store.state(thread_id, None).await?;
         if state.interrupt.is_some() {
             return Err(Error::conflict(AWAITING_DECISION));
         }
         let mut meta = StepMeta::read(state.checkpoint.as_ref().map(|c| &c.metadata));
-        let messages = turn_messages(&state.messages, text)?;
+        let messages = turn_messages(&state.messages, text, attachments)?;
         meta.new_turn();
         Ok(OpenedTurn {
             step: StepCommit {
@@ -64,8 +69,12 @@ impl Agent {
 }
 
 /// The messages that open a turn after `transcript`.
-pub(crate) fn turn_messages(transcript: &[Message], text: &str) -> Result<Vec<NewMessage>> {
-    if text.trim().is_empty() {
+pub(crate) fn turn_messages(
+    transcript: &[Message],
+    text: &str,
+    attachments: &[AttachmentRef],
+) -> Result<Vec<NewMessage>> {
+    if text.trim().is_empty() && attachments.is_empty() {
         return Err(Error::invalid("the message is empty"));
     }
     let mut messages: Vec<NewMessage> = pending_calls(transcript)?
@@ -78,6 +87,6 @@ pub(crate) fn turn_messages(transcript: &[Message], text: &str) -> Result<Vec<Ne
             )
         })
         .collect();
-    messages.push(user_message(text));
+    messages.push(user_message(text, attachments));
     Ok(messages)
 }

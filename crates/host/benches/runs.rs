@@ -59,6 +59,7 @@ fn start(thread_id: Option<String>) -> RunStartParams {
         thread_id,
         text: "go".into(),
         model: Some("fake:m".into()),
+        attachments: Vec::new(),
     }
 }
 

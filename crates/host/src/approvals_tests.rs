@@ -93,6 +93,7 @@ async fn send(
             thread_id: Some(thread.id.clone()),
             text: text.to_owned(),
             model: Some(MODEL.to_owned()),
+            attachments: Vec::new(),
         })
         .await
         .unwrap();

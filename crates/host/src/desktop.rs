@@ -58,6 +58,17 @@ pub trait DesktopShell: Send + Sync {
         let _ = dialog;
         None
     }
+    /// Shows the native open dialog for several files of any type and waits
+    /// (empty: cancelled, or no dialog here). Blocks like
+    /// [`DesktopShell::choose_save_file`].
+    fn choose_files(&self, title: String) -> Vec<PathBuf> {
+        let _ = title;
+        Vec::new()
+    }
+    /// Opens a file with the system's default app for its type.
+    fn open_file(&self, path: &std::path::Path) -> Result<(), String> {
+        Err(format!("this build cannot open {}", path.display()))
+    }
     /// Shows the native folder picker and waits (`None`: cancelled, or no
     /// dialog here). Blocks like [`DesktopShell::choose_save_file`].
     fn choose_folder(&self, title: String) -> Option<PathBuf> {
@@ -223,6 +234,30 @@ impl DesktopService {
             .map_err(|e| {
                 ApiError::general("The open dialog closed unexpectedly.")
                     .with_details(e.to_string())
+            })
+    }
+
+    /// The files chosen in the multi-file picker, waited for off the async
+    /// threads.
+    pub(crate) async fn choose_files(&self, title: String) -> Result<Vec<PathBuf>, ApiError> {
+        let shell = self.shell()?;
+        tokio::task::spawn_blocking(move || shell.choose_files(title))
+            .await
+            .map_err(|e| {
+                ApiError::general("The file picker closed unexpectedly.")
+                    .with_details(e.to_string())
+            })
+    }
+
+    /// Opens `path` with the system's default app, off the async threads.
+    pub(crate) async fn open_file(&self, path: PathBuf) -> Result<(), ApiError> {
+        let shell = self.shell()?;
+        tokio::task::spawn_blocking(move || shell.open_file(&path))
+            .await
+            .map_err(|e| ApiError::general("Could not open the file.").with_details(e.to_string()))?
+            .map_err(|reason| {
+                ApiError::general("Could not open the file with your default app.")
+                    .with_details(reason)
             })
     }
 

@@ -325,6 +325,7 @@ async fn a_run_reads_a_granted_folder_until_the_grant_is_removed() {
             thread_id: None,
             text: "read my notes".to_owned(),
             model: Some("fake:m".to_owned()),
+            attachments: Vec::new(),
         })
         .await
         .unwrap();
@@ -409,6 +410,7 @@ async fn the_memory_prompt_and_folder_only_while_memory_is_on() {
         thread_id,
         text: "hello".to_owned(),
         model: Some("fake:m".to_owned()),
+        attachments: Vec::new(),
     };
     let subscribe = |thread_id: &str| {
         host.thread_subscribe(ThreadSubscribeParams {

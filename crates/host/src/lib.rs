@@ -2,6 +2,7 @@
 
 mod activity;
 mod approvals;
+mod attachments;
 mod automations;
 mod data_root;
 mod desktop;
@@ -147,6 +148,7 @@ struct Inner {
     settings: settings::SettingsService,
     approvals: Arc<approvals::ApprovalService>,
     desktop: Arc<desktop::DesktopService>,
+    attachments: attachments::AttachmentService,
     notifications: Arc<notify::Notifications>,
     threads: Arc<threads::ThreadService>,
     presence: Arc<presence::WindowPresence>,
@@ -253,6 +255,12 @@ impl Host {
             Arc::clone(&notifications),
         );
         let desktop = Arc::new(desktop::DesktopService::new(store.clone()));
+        let attachments = attachments::AttachmentService::new(
+            store.clone(),
+            Arc::clone(&providers),
+            Arc::clone(&desktop),
+        );
+        attachments.sweep_in_background();
         let default_zone = triggers::local_zone();
         let automations = automations::AutomationsService::new(automations::AutomationsDeps {
             store: store.clone(),
@@ -283,6 +291,7 @@ impl Host {
                 settings,
                 approvals,
                 desktop,
+                attachments,
                 notifications,
                 threads,
                 presence,

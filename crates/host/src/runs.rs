@@ -155,7 +155,7 @@ impl RunService {
                 target,
                 begin: RunBegin::Message {
                     text: params.text,
-                    attachments: Vec::new(),
+                    attachments: params.attachments,
                 },
                 source: RunSource::User,
                 model: params.model,

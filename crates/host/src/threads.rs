@@ -143,7 +143,7 @@ impl ThreadService {
                 .next()
                 .and_then(|c| c.interrupt)
                 .and_then(|value| serde_json::from_value(value).ok()),
-            queued,
+            queued: queued.into_iter().map(Into::into).collect(),
             resumable,
             delegations,
         })

@@ -84,6 +84,7 @@ async fn child(root: &Path) -> ExitCode {
                 thread_id: None,
                 text: text.clone(),
                 model: Some("fake:m".into()),
+                attachments: Vec::new(),
             })
             .await
             .unwrap();

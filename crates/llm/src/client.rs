@@ -55,3 +55,48 @@ impl ModelDescriptor {
         }
     }
 }
+
+/// What a provider takes inline in a request, for the attachment inliner
+/// (each provider declares its own documented caps).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttachmentLimits {
+    /// The provider's name in sentences ("Bedrock takes images up to …").
+    pub provider: String,
+    /// Whether it takes PDF documents as document parts.
+    pub documents: bool,
+    /// The largest image it takes, in bytes (before base64).
+    pub image_max_bytes: u64,
+    /// The largest document it takes, in bytes (before base64).
+    pub document_max_bytes: u64,
+}
+
+impl AttachmentLimits {
+    /// Images up to `image_max_bytes`, no documents.
+    pub fn images_only(provider: impl Into<String>, image_max_bytes: u64) -> Self {
+        Self {
+            provider: provider.into(),
+            documents: false,
+            image_max_bytes,
+            document_max_bytes: 0,
+        }
+    }
+}
+
+/// What one model of one provider can be sent: the provider's limits and
+/// whether the model sees images.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttachmentSupport {
+    pub vision: bool,
+    pub limits: AttachmentLimits,
+}
+
+impl Default for AttachmentSupport {
+    /// A vision model whose provider takes images up to the transport cap
+    /// and no documents (scripted models, tests).
+    fn default() -> Self {
+        Self {
+            vision: true,
+            limits: AttachmentLimits::images_only("the provider", u64::MAX),
+        }
+    }
+}

@@ -9,7 +9,7 @@ mod fake;
 mod message;
 mod request;
 
-pub use client::{EventStream, ModelClient, ModelDescriptor};
+pub use client::{AttachmentLimits, AttachmentSupport, EventStream, ModelClient, ModelDescriptor};
 pub use collect::{Completion, StreamCollector, collect_stream};
 pub use error::{Error, ErrorKind, Result};
 pub use event::{StopReason, StreamEvent, Usage};

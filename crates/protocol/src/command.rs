@@ -163,6 +163,14 @@ commands! {
     RunResume = "run_resume", crate::ThreadIdParams => crate::RunStartResponse;
     /// Drops the offer to resume a run the app's restart interrupted.
     RunDiscard = "run_discard", crate::ThreadIdParams => ();
+    /// Stores a file (a path, or pasted bytes) for the next message.
+    AttachmentAdd = "attachment_add", crate::AttachmentAddParams => crate::AttachmentView;
+    /// Opens the native file picker and stores each chosen file.
+    AttachmentPick = "attachment_pick", crate::AttachmentPickParams => crate::AttachmentPickResponse;
+    /// Removes an attachment not sent yet (its chip's ×); a sent one stays.
+    AttachmentRemove = "attachment_remove", crate::AttachmentIdParams => ();
+    /// Opens a sent attachment with the system's default app.
+    AttachmentOpen = "attachment_open", crate::AttachmentIdParams => ();
     /// Sends a message, or queues it in the host while the thread is busy.
     QueueAdd = "queue_add", crate::QueueAddParams => crate::QueueAddResponse;
     /// Removes a queued message before it is sent.

@@ -2,6 +2,7 @@
 
 mod app;
 mod approval;
+mod attachment;
 mod automations;
 mod command;
 mod desktop;
@@ -27,6 +28,13 @@ pub use app::{AppInfo, AppInfoParams, BuildProfile};
 pub use approval::{
     ApprovalList, ApprovalListParams, ApprovalPolicy, ApprovalResetParams, ApprovalSetParams,
     ChangePreview, RememberScope, ToolApproval,
+};
+pub use attachment::{
+    ATTACHMENT_MAX_BYTES, ATTACHMENT_NAME_MAX_BYTES, ATTACHMENT_REF_PREFIX, ATTACHMENT_SCHEME,
+    ATTACHMENTS_PER_MESSAGE_MAX, AttachmentAddParams, AttachmentIdParams, AttachmentKind,
+    AttachmentPickParams, AttachmentPickResponse, AttachmentRefusal, AttachmentSource,
+    AttachmentView, attachment_kind, attachment_media_type, attachment_src, check_attachment_name,
+    format_size, is_attachment_id, unsupported_type_message,
 };
 pub use automations::{
     Automations, AutomationsGetParams, AutomationsPatch, DEFAULT_WEBHOOK_PORT, WebhookListener,

@@ -24,6 +24,9 @@ pub struct RunStartParams {
     /// `provider:model`; else the thread's model, else the default model.
     #[serde(default)]
     pub model: Option<String>,
+    /// Ids from `attachment_add`, in the order they were attached.
+    #[serde(default)]
+    pub attachments: Vec<String>,
 }
 
 /// The run that was started (answered before any model work).
@@ -43,6 +46,9 @@ pub struct QueueAddParams {
     pub text: String,
     #[serde(default)]
     pub model: Option<String>,
+    /// Ids from `attachment_add`, in the order they were attached.
+    #[serde(default)]
+    pub attachments: Vec<String>,
 }
 
 /// Either the run that started at once, or the message as queued.
@@ -141,7 +147,8 @@ mod tests {
             RunStartParams {
                 thread_id: None,
                 text: "hi".into(),
-                model: None
+                model: None,
+                attachments: Vec::new(),
             }
         );
         let sub: ThreadSubscribeParams = serde_json::from_value(json!({"thread_id": "t"})).unwrap();

@@ -27,6 +27,9 @@ pub const QUICK_ASK_COMMANDS: &[&str] = &[
     cmd::AppInfo::NAME,
     cmd::SettingsGet::NAME,
     cmd::RunStart::NAME,
+    // A pasted screenshot goes with the question; its chip's × removes it.
+    cmd::AttachmentAdd::NAME,
+    cmd::AttachmentRemove::NAME,
     cmd::RunRespond::NAME,
     // The feed's live run offers Resume and Discard after a restart.
     cmd::RunResume::NAME,

@@ -70,6 +70,9 @@ pub struct QueuedMessage {
     /// `provider:model` asked for, if any.
     #[serde(default)]
     pub model: Option<String>,
+    /// What goes with it.
+    #[serde(default)]
+    pub attachments: Vec<crate::AttachmentView>,
     pub created_at: i64,
 }
 
@@ -157,6 +160,10 @@ pub enum MessagePart {
     /// Something the app says in the thread (a truncated turn, a limit).
     Notice {
         text: String,
+    },
+    /// A file the person attached; its bytes load through the custom scheme.
+    Attachment {
+        attachment: crate::AttachmentView,
     },
 }
 

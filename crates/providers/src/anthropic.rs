@@ -6,7 +6,8 @@ mod request;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use pizza_llm::{
-    CancellationToken, EventStream, ModelClient, ModelDescriptor, ModelRequest, Result,
+    AttachmentLimits, CancellationToken, EventStream, ModelClient, ModelDescriptor, ModelRequest,
+    Result,
 };
 use serde_json::Value;
 
@@ -97,6 +98,16 @@ impl ModelClient for AnthropicProvider {
 impl Provider for AnthropicProvider {
     fn provider_id(&self) -> &str {
         "anthropic"
+    }
+
+    fn attachment_limits(&self) -> AttachmentLimits {
+        // 5 MB per image; PDFs up to the 32 MB request limit.
+        AttachmentLimits {
+            provider: "Anthropic".into(),
+            documents: true,
+            image_max_bytes: 5 * 1024 * 1024,
+            document_max_bytes: 32 * 1024 * 1024,
+        }
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelDescriptor>>> {

@@ -10,7 +10,8 @@ use std::time::SystemTime;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use pizza_llm::{
-    CancellationToken, Error, EventStream, ModelClient, ModelDescriptor, ModelRequest, Result,
+    AttachmentLimits, CancellationToken, Error, EventStream, ModelClient, ModelDescriptor,
+    ModelRequest, Result,
 };
 use serde_json::Value;
 
@@ -149,6 +150,16 @@ impl ModelClient for BedrockProvider {
 impl Provider for BedrockProvider {
     fn provider_id(&self) -> &str {
         "bedrock"
+    }
+
+    fn attachment_limits(&self) -> AttachmentLimits {
+        // The Converse API's ImageBlock and DocumentBlock caps.
+        AttachmentLimits {
+            provider: "Bedrock".into(),
+            documents: true,
+            image_max_bytes: 3_932_160,
+            document_max_bytes: 4_718_592,
+        }
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelDescriptor>>> {

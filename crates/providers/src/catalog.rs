@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
-use pizza_llm::{Error, ModelClient, ModelDescriptor, Result};
+use pizza_llm::{AttachmentSupport, Error, ModelClient, ModelDescriptor, Result};
 
 pub use default_pick::automatic_default_model;
 pub use descriptor::{
@@ -143,6 +143,38 @@ impl ModelCatalog {
             })?;
         let client: Arc<dyn ModelClient> = provider;
         Ok((client, model.to_owned()))
+    }
+
+    /// What `provider:model` can be sent. Vision comes from the provider's
+    /// listing, else the bundled snapshot; a model neither knows is trusted
+    /// with images (the person chose to attach them), so only a model known
+    /// to be blind gets the "no vision" notice instead.
+    pub fn attachment_support(&self, key: &str) -> Result<AttachmentSupport> {
+        let (provider_id, model) = split_key(key)?;
+        let provider = lock(&self.providers)
+            .get(provider_id)
+            .cloned()
+            .ok_or_else(|| Error::ModelUnavailable {
+                model: key.to_owned(),
+                provider_message: format!("provider `{provider_id}` is not configured"),
+            })?;
+        let listed = lock(&self.state)
+            .entries
+            .get(provider_id)
+            .and_then(|entry| entry.last_good.as_ref())
+            .and_then(|models| models.iter().find(|m| m.id == model).cloned());
+        let known = snapshot_model(model);
+        let vision = match (&listed, &known) {
+            (None, None) => true,
+            _ => {
+                listed.as_ref().is_some_and(|m| m.supports_vision)
+                    || known.as_ref().is_some_and(|m| m.supports_vision)
+            }
+        };
+        Ok(AttachmentSupport {
+            vision,
+            limits: provider.attachment_limits(),
+        })
     }
 
     /// The effective context window of `provider:model`.

@@ -6,7 +6,8 @@ mod request;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use pizza_llm::{
-    CancellationToken, EventStream, ModelClient, ModelDescriptor, ModelRequest, Result,
+    AttachmentLimits, CancellationToken, EventStream, ModelClient, ModelDescriptor, ModelRequest,
+    Result,
 };
 use serde_json::Value;
 
@@ -79,6 +80,16 @@ impl ModelClient for GeminiProvider {
 impl Provider for GeminiProvider {
     fn provider_id(&self) -> &str {
         "gemini"
+    }
+
+    fn attachment_limits(&self) -> AttachmentLimits {
+        // Inline data: 20 MB per request.
+        AttachmentLimits {
+            provider: "Gemini".into(),
+            documents: true,
+            image_max_bytes: 20 * 1000 * 1000,
+            document_max_bytes: 20 * 1000 * 1000,
+        }
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelDescriptor>>> {

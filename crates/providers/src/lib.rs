@@ -16,7 +16,7 @@ mod openai_responses;
 pub mod transport;
 
 use futures::future::BoxFuture;
-use pizza_llm::{ModelClient, ModelDescriptor, Result};
+use pizza_llm::{AttachmentLimits, ModelClient, ModelDescriptor, Result};
 
 pub use anthropic::{
     ANTHROPIC_BASE_URL, AnthropicAuth, AnthropicConfig, AnthropicDecoder, AnthropicProvider,
@@ -45,4 +45,9 @@ pub trait Provider: ModelClient {
     /// The models the provider offers now, as it reports them (the catalog
     /// fills gaps from the bundled snapshot).
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelDescriptor>>>;
+    /// What the provider takes inline: documents or not, and its caps.
+    /// Unless it says otherwise: images up to the transport cap, no documents.
+    fn attachment_limits(&self) -> AttachmentLimits {
+        AttachmentLimits::images_only(self.provider_id(), u64::MAX)
+    }
 }

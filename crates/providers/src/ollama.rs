@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use pizza_llm::{
-    CancellationToken, EventStream, ModelClient, ModelDescriptor, ModelRequest, Result,
+    AttachmentLimits, CancellationToken, EventStream, ModelClient, ModelDescriptor, ModelRequest,
+    Result,
 };
 use serde_json::{Value, json};
 
@@ -147,6 +148,11 @@ impl ModelClient for OllamaProvider {
 impl Provider for OllamaProvider {
     fn provider_id(&self) -> &str {
         "ollama"
+    }
+
+    fn attachment_limits(&self) -> AttachmentLimits {
+        // Ollama documents no image cap; the transport cap applies.
+        AttachmentLimits::images_only("Ollama", u64::MAX)
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelDescriptor>>> {

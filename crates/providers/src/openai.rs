@@ -3,7 +3,8 @@
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use pizza_llm::{
-    CancellationToken, EventStream, ModelClient, ModelDescriptor, ModelRequest, Result,
+    AttachmentLimits, CancellationToken, EventStream, ModelClient, ModelDescriptor, ModelRequest,
+    Result,
 };
 use serde_json::Value;
 
@@ -130,6 +131,23 @@ impl ModelClient for OpenAiProvider {
 impl Provider for OpenAiProvider {
     fn provider_id(&self) -> &str {
         &self.config.id
+    }
+
+    fn attachment_limits(&self) -> AttachmentLimits {
+        // 20 MB per image; the Responses API takes PDFs as input files up
+        // to 32 MB. Chat Completions servers (compatible ones above all)
+        // are sent no documents.
+        let provider = if self.is_openai() {
+            "OpenAI".to_owned()
+        } else {
+            self.config.id.clone()
+        };
+        AttachmentLimits {
+            provider,
+            documents: self.effective_api() == OpenAiApi::Responses,
+            image_max_bytes: 20 * 1024 * 1024,
+            document_max_bytes: 32 * 1024 * 1024,
+        }
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelDescriptor>>> {

@@ -84,6 +84,7 @@ impl Sink for RecordingSink {
                 queued_id: None,
                 answers_interrupt: false,
                 occurrence: Some(occurrence),
+                attachments: Vec::new(),
             })
             .await
             .map_err(|e| e.to_string())?;

@@ -44,6 +44,13 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    #[error("cannot read or write the attachment file {path}: {source}")]
+    AttachmentFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
 
@@ -69,9 +76,11 @@ impl Error {
             Self::Conflict(_) | Self::NewerSchema { .. } => ErrorCode::Conflict,
             Self::InvalidInput(_) => ErrorCode::InvalidInput,
             Self::Database(e) if e.is_busy() => ErrorCode::ResourceInUse,
-            Self::Migration { .. } | Self::Io { .. } | Self::Corrupt(_) | Self::Database(_) => {
-                ErrorCode::General
-            }
+            Self::Migration { .. }
+            | Self::Io { .. }
+            | Self::AttachmentFile { .. }
+            | Self::Corrupt(_)
+            | Self::Database(_) => ErrorCode::General,
         }
     }
 

@@ -1,9 +1,11 @@
 //! Forking a thread at a message: a new thread that starts with a copy of the
-//! transcript up to that message and the state files as of the step that committed it.
+//! transcript up to that message and the state files as of the step that committed it,
+//! sharing the parent's attachments.
 
 use serde_json::json;
 use sqlx::Row;
 
+use crate::attachments::share_in;
 use crate::checkpoints::{
     NewCheckpoint, file_snapshot, insert_checkpoint, insert_file, preview_of,
 };
@@ -116,6 +118,8 @@ impl Store {
             };
             insert_message(&mut tx, &id, m.seq, new_id(), copy, m.created_at).await?;
         }
+        // The fork uses its parent's attachments: deleting the parent keeps them.
+        share_in(&mut tx, thread_id, &id).await?;
         let fork_files_version = i64::from(!files.is_empty());
         for (path, file) in &files {
             insert_file(&mut tx, &id, path, 1, Some(&file.content), file.modified_at).await?;

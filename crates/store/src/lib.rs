@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod attachments;
 mod checkpoints;
 mod clock;
 mod enablement;
@@ -25,6 +26,7 @@ pub mod transcript;
 mod triggers;
 mod turns;
 
+pub use attachments::{Attachment, NewAttachment};
 pub use checkpoints::{
     Checkpoint, CommittedStep, FILE_PATH_MAX_CHARS, FileChange, HISTORY_PAGE_MAX, StateFile,
     StateUpdate, StepCommit, ThreadState,

@@ -63,10 +63,15 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "mcp_tool_reviews",
         sql: include_str!("../migrations/0009_mcp_tool_reviews.sql"),
     },
+    Migration {
+        version: 10,
+        name: "attachments",
+        sql: include_str!("../migrations/0010_attachments.sql"),
+    },
 ];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.

@@ -1,9 +1,11 @@
-//! The one place the store's row enums meet the protocol's: every other
+//! The one place the store's row types meet the protocol's: every other
 //! crate converts with `From`, never with its own copy of the match.
 //! (Message roles need none: the store uses the protocol's `Role`.)
 
 use pizza_protocol as protocol;
 
+use crate::attachments::Attachment;
+use crate::queue::QueuedMessage;
 use crate::runs::RunStatus;
 use crate::threads::ThreadSource;
 
@@ -49,6 +51,18 @@ impl From<ThreadSource> for protocol::ThreadSource {
             ThreadSource::User => Self::User,
             ThreadSource::Trigger => Self::Trigger,
             ThreadSource::Fork => Self::Fork,
+        }
+    }
+}
+
+impl From<QueuedMessage> for protocol::QueuedMessage {
+    fn from(message: QueuedMessage) -> Self {
+        Self {
+            id: message.id,
+            text: message.text,
+            model: message.model,
+            attachments: message.attachments.iter().map(Attachment::view).collect(),
+            created_at: message.created_at,
         }
     }
 }

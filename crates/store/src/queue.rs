@@ -2,20 +2,42 @@
 //! window or restarting the app loses none. A queued message leaves the queue
 //! in the transaction that creates its run ([`Store::start_turn`]).
 
+use std::collections::HashMap;
+
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
+use crate::attachments::{self, Attachment};
 use crate::checkpoints::ensure_thread;
 use crate::clock::new_id;
 use crate::error::{Error, Result};
 use crate::store::Store;
-use crate::text::required;
+use crate::text::{required, to_json};
 
 use pizza_protocol::MESSAGE_TEXT_MAX_BYTES;
-pub use pizza_protocol::QueuedMessage;
 
 /// Messages one thread may hold; a runaway sender is refused, not buffered.
 pub const QUEUE_MAX_PER_THREAD: i64 = 100;
+
+/// A message waiting for its thread to be free. The window's
+/// `pizza_protocol::QueuedMessage` is made from it with `From`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedMessage {
+    pub id: String,
+    pub text: String,
+    /// `provider:model` asked for, if any.
+    pub model: Option<String>,
+    /// What goes with it, in the order given; one deleted meanwhile is left out.
+    pub attachments: Vec<Attachment>,
+    pub created_at: i64,
+}
+
+impl QueuedMessage {
+    /// The ids of its attachments, as [`crate::TurnStart::attachments`] takes them.
+    pub fn attachment_ids(&self) -> Vec<String> {
+        self.attachments.iter().map(|a| a.id.clone()).collect()
+    }
+}
 
 const QUEUED_COLUMNS: &str = "id, text, model, created_at";
 /// Oldest first; rowid keeps the order of two messages queued in one millisecond.
@@ -26,6 +48,7 @@ fn queued_from_row(row: &SqliteRow) -> Result<QueuedMessage> {
         id: row.try_get("id")?,
         text: row.try_get("text")?,
         model: row.try_get("model")?,
+        attachments: Vec::new(),
         created_at: row.try_get("created_at")?,
     })
 }
@@ -48,15 +71,18 @@ pub(crate) async fn take_queued(
 }
 
 impl Store {
-    /// Appends a message to the thread's queue.
+    /// Appends a message to the thread's queue, with the ids of the
+    /// attachments that go with it: they are linked to the thread now and
+    /// marked sent when the message is. An unknown id is `InvalidInput`.
     pub async fn queue_message(
         &self,
         thread_id: &str,
         text: &str,
         model: Option<&str>,
+        attachments: &[String],
     ) -> Result<QueuedMessage> {
         let text = text.trim();
-        if text.is_empty() {
+        if text.is_empty() && attachments.is_empty() {
             return Err(Error::invalid("a message must not be empty"));
         }
         if text.len() > MESSAGE_TEXT_MAX_BYTES {
@@ -66,10 +92,11 @@ impl Store {
             )));
         }
         let model = model.map(|m| required("model", m, 200)).transpose()?;
-        let message = QueuedMessage {
+        let mut message = QueuedMessage {
             id: new_id(),
             text: text.to_owned(),
             model,
+            attachments: Vec::new(),
             created_at: self.now(),
         };
         let mut tx = self.write_tx().await?;
@@ -84,14 +111,21 @@ impl Store {
                 "thread {thread_id} already has {held} queued messages"
             )));
         }
+        message.attachments = attachments::link_in(&mut tx, thread_id, attachments, None).await?;
+        let attachments = if attachments.is_empty() {
+            None
+        } else {
+            Some(to_json(attachments)?)
+        };
         sqlx::query(
-            "INSERT INTO queued_messages (id, thread_id, text, model, created_at) \
-             VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO queued_messages (id, thread_id, text, model, attachments, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?)",
         )
         .bind(&message.id)
         .bind(thread_id)
         .bind(&message.text)
         .bind(&message.model)
+        .bind(attachments)
         .bind(message.created_at)
         .execute(&mut *tx)
         .await?;
@@ -104,11 +138,24 @@ impl Store {
         let sql = format!(
             "SELECT {QUEUED_COLUMNS} FROM queued_messages WHERE thread_id = ? {QUEUE_ORDER}"
         );
+        // One read transaction: the messages and their attachments are one snapshot.
+        let mut tx = self.reader().begin().await?;
         let rows = sqlx::query(&sql)
             .bind(thread_id)
-            .fetch_all(self.reader())
+            .fetch_all(&mut *tx)
             .await?;
-        rows.iter().map(queued_from_row).collect()
+        let mut messages = rows
+            .iter()
+            .map(queued_from_row)
+            .collect::<Result<Vec<_>>>()?;
+        let mut attached: HashMap<String, Vec<Attachment>> = HashMap::new();
+        for (queued_id, attachment) in attachments::of_queued(&mut tx, thread_id).await? {
+            attached.entry(queued_id).or_default().push(attachment);
+        }
+        for message in &mut messages {
+            message.attachments = attached.remove(&message.id).unwrap_or_default();
+        }
+        Ok(messages)
     }
 
     /// Removes a message before it is sent; `NotFound` when it is not queued.

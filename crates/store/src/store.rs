@@ -13,6 +13,8 @@ use crate::migrate::{MIGRATIONS, Migration, migrate};
 
 /// The database file's name inside the data root.
 pub const DB_FILE_NAME: &str = "pizza-bot.sqlite";
+/// The folder inside the data root that holds attachments' bytes.
+pub(crate) const ATTACHMENTS_DIR_NAME: &str = "attachments";
 
 /// Readers run beside the single writer thanks to WAL.
 const READ_CONNECTIONS: u32 = 4;
@@ -54,6 +56,7 @@ pub struct Store {
     reader: SqlitePool,
     clock: Arc<dyn Clock>,
     path: Arc<Path>,
+    attachments: Arc<Path>,
 }
 
 impl Store {
@@ -93,12 +96,18 @@ impl Store {
             reader,
             clock: options.clock,
             path: path.into(),
+            attachments: data_root.join(ATTACHMENTS_DIR_NAME).into(),
         })
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The folder of attachments' bytes: `attachments` beside the database file.
+    pub fn attachments_dir(&self) -> PathBuf {
+        self.attachments.to_path_buf()
     }
 
     /// Waits for in-flight work and closes every connection.

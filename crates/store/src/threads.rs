@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite};
 
+use crate::attachments;
 use crate::clock::new_id;
 use crate::error::{Error, Result};
 use crate::store::Store;
@@ -308,10 +309,13 @@ impl Store {
         }
     }
 
-    /// Deletes the thread with its messages, checkpoints, files and runs.
-    /// Its forks keep their copies and lose the parent pointer.
+    /// Deletes the thread with its messages, checkpoints, files and runs,
+    /// and the attachments no other thread links (their files once the rows
+    /// are gone). Its forks keep their copies, their attachments too, and
+    /// lose the parent pointer.
     pub async fn delete_thread(&self, id: &str) -> Result<()> {
         let mut tx = self.write_tx().await?;
+        let linked = attachments::linked_in(&mut tx, id).await?;
         let done = sqlx::query("DELETE FROM threads WHERE id = ?")
             .bind(id)
             .execute(&mut *tx)
@@ -319,7 +323,9 @@ impl Store {
         if done.rows_affected() == 0 {
             return Err(Error::not_found("thread", id));
         }
+        let orphaned = attachments::delete_unlinked_in(&mut tx, &linked).await?;
         tx.commit().await?;
+        self.remove_attachment_files(&orphaned).await;
         Ok(())
     }
 }

@@ -10,6 +10,7 @@
 mod legacy;
 mod view;
 
+use pizza_protocol::{AttachmentKind, AttachmentView, attachment_kind, attachment_src};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -26,6 +27,22 @@ pub struct AttachmentRef {
     pub name: String,
     pub mime: String,
     pub size: u64,
+}
+
+impl AttachmentRef {
+    /// The attachment as the window shows it: an image with the URL its
+    /// thumbnail loads from.
+    pub fn view(&self) -> AttachmentView {
+        let kind = attachment_kind(&self.mime);
+        AttachmentView {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            mime: self.mime.clone(),
+            size: self.size,
+            kind,
+            thumbnail: (kind == AttachmentKind::Image).then(|| attachment_src(&self.id)),
+        }
+    }
 }
 
 /// One part of a stored message.

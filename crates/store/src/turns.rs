@@ -3,6 +3,7 @@
 //! told of a run only once its message is on disk, and a crash at any
 //! instant leaves either all of them or none.
 
+use crate::attachments::link_in;
 use crate::checkpoints::{CommittedStep, StepCommit, commit_in};
 use crate::error::{Error, Result};
 use crate::occurrences::{OccurrenceLaunch, launch_occurrence_in};
@@ -39,6 +40,10 @@ pub struct TurnStart {
     /// The trigger occurrence this run carries out, marked running with the
     /// run's id in the same transaction.
     pub occurrence: Option<OccurrenceLaunch>,
+    /// The ids of the attachments the person's message carries: linked to
+    /// the thread and marked sent in the same transaction. An unknown id is
+    /// `InvalidInput`.
+    pub attachments: Vec<String>,
 }
 
 /// What [`Store::start_turn`] wrote.
@@ -93,6 +98,7 @@ impl Store {
         if let Some(queued_id) = &turn.queued_id {
             crate::queue::take_queued(&mut tx, &thread_id, queued_id).await?;
         }
+        link_in(&mut tx, &thread_id, &turn.attachments, Some(now)).await?;
         let run_id = insert_run(&mut tx, &thread_id, turn.source, now).await?;
         if let Some(launch) = &turn.occurrence {
             launch_occurrence_in(&mut tx, launch, &run_id, &thread_id, now).await?;

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod suite {
+    mod attachments;
     mod checkpoints;
     mod crash;
     mod enablement;

@@ -3,6 +3,7 @@
 mod approval;
 mod approval_edit;
 mod approval_preview;
+mod attachments;
 mod composer;
 mod delegation;
 mod folders;
@@ -21,13 +22,14 @@ mod tracking;
 use crate::ipc::invoke;
 use folders::FolderPanel;
 use leptos::prelude::*;
-use pizza_protocol::{ThreadCreateParams, ThreadView, cmd};
+use pizza_protocol::{ThreadCreateParams, ThreadId, ThreadView, cmd};
 use search::{SearchBox, SearchResults};
 use state::{Inbox, use_inbox};
 use thread_list::ThreadList;
 use thread_view::ThreadPane;
 
 pub(crate) use approval_preview::line_kind;
+pub(crate) use attachments::{AttachmentViewer, DropOverlay, follow_drops};
 pub(crate) use gauge::ContextGauge;
 pub(crate) use live::LiveRun;
 pub(crate) use message::MessageCard;
@@ -38,6 +40,11 @@ pub(crate) use tracking::{track_queues, track_running};
 
 /// Creates an empty thread and opens it.
 pub(crate) fn new_thread(inbox: Inbox) {
+    new_thread_then(inbox, |_| {});
+}
+
+/// Creates an empty thread, opens it, then hands its id to `then`.
+pub(crate) fn new_thread_then(inbox: Inbox, then: impl FnOnce(ThreadId) + 'static) {
     leptos::task::spawn_local(async move {
         let params = ThreadCreateParams {
             title: None,
@@ -47,7 +54,8 @@ pub(crate) fn new_thread(inbox: Inbox) {
             Ok(thread) => {
                 inbox.search.set(None);
                 inbox.changed();
-                inbox.open(thread.id, None);
+                inbox.open(thread.id.clone(), None);
+                then(thread.id);
             }
             Err(error) => inbox.report(error),
         }

@@ -36,6 +36,8 @@ impl RunLoop<'_> {
             self.profile.tool_specs()
         };
         let messages = summarize::prepare(self, &system, &tools).await?;
+        let messages =
+            crate::attachments::inline(messages, &self.input.attachments, &self.agent.store).await;
         let request = ModelRequest {
             model: self.input.model_id.clone(),
             system: Some(system),

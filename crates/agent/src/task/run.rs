@@ -250,7 +250,8 @@ impl<'a> RunLoop<'a> {
             None => {
                 self.meta = StepMeta::load(None, &run_id);
                 self.seed_files(&task.skill).await;
-                self.commit(vec![user_message(&task.ask)], None).await?;
+                self.commit(vec![user_message(&task.ask, &[])], None)
+                    .await?;
             }
         }
         let mut answers = Vec::new();

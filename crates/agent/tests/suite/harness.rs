@@ -181,6 +181,7 @@ impl Harness {
             model: Arc::new(self.model.clone()),
             model_id: "fake-model".into(),
             context_window: Some(200_000),
+            attachments: Default::default(),
             new_user_text: text.map(str::to_owned),
             profile: Arc::new(config()),
         }

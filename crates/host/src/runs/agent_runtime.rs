@@ -147,9 +147,10 @@ impl RunAgent {
         &self,
         thread_id: &str,
         text: &str,
+        attachments: &[pizza_store::AttachmentRef],
     ) -> Result<OpenedTurn, ApiError> {
         self.agent
-            .open_turn(thread_id, text)
+            .open_turn(thread_id, text, attachments)
             .await
             .map_err(|e| match e {
                 pizza_agent::Error::Conflict(_) => awaiting_decision(),
@@ -173,6 +174,7 @@ impl RunAgent {
             model: Arc::clone(&model.client),
             model_id: model.model_id.clone(),
             context_window: model.context_window,
+            attachments: model.attachments.clone(),
             new_user_text: None,
             profile: Arc::clone(&self.profile),
         };

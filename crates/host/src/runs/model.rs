@@ -21,6 +21,8 @@ pub(crate) struct ResolvedModel {
     /// The provider's model id.
     pub(crate) model_id: String,
     pub(crate) context_window: Option<u32>,
+    /// What the model can be sent of the thread's attachments.
+    pub(crate) attachments: pizza_llm::AttachmentSupport,
 }
 
 impl RunService {
@@ -53,6 +55,7 @@ impl RunService {
         })?;
         Ok(ResolvedModel {
             context_window: catalog.context_window(&key, None),
+            attachments: catalog.attachment_support(&key).unwrap_or_default(),
             key,
             client,
             model_id,

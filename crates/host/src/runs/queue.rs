@@ -25,7 +25,7 @@ impl RunService {
                 target: StartTarget::Thread(params.thread_id),
                 begin: RunBegin::Message {
                     text: params.text,
-                    attachments: Vec::new(),
+                    attachments: params.attachments,
                 },
                 source: RunSource::User,
                 model: params.model,
@@ -79,10 +79,14 @@ impl RunService {
 
     /// The thread's queue, oldest first.
     pub(crate) async fn queued(&self, thread_id: &str) -> Result<Vec<QueuedMessage>, ApiError> {
-        self.store
+        Ok(self
+            .store
             .queued_messages(thread_id)
             .await
-            .map_err(store_err)
+            .map_err(store_err)?
+            .into_iter()
+            .map(Into::into)
+            .collect())
     }
 
     /// Whether a new message must wait: a live run, a pending decision or
@@ -110,11 +114,22 @@ impl RunService {
         self: &Arc<Self>,
         thread_id: &str,
         text: &str,
+        attachments: &[String],
         model: Option<&str>,
     ) -> Result<Started, ApiError> {
+        // Checked now, so a queued message never fails for a missing file.
+        self.store
+            .attachments_by_id(attachments)
+            .await
+            .map_err(|_| {
+                ApiError::invalid_input(
+                    "An attachment of this message is gone; remove its chip and attach the \
+                     file again.",
+                )
+            })?;
         let queued = self
             .store
-            .queue_message(thread_id, text, model)
+            .queue_message(thread_id, text, model, attachments)
             .await
             .map_err(store_err)?;
         self.queue_changed(thread_id).await;
@@ -129,7 +144,7 @@ impl RunService {
         }
         Ok(Started::Queued {
             thread_id: thread_id.to_owned(),
-            queued,
+            queued: queued.into(),
         })
     }
 

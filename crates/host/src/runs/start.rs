@@ -37,7 +37,7 @@ pub enum StartTarget {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunBegin {
     /// A user message (trimmed; it must say something) with the ids of its
-    /// attachments (none can be sent yet).
+    /// attachments (from `attachment_add`, in order).
     Message {
         text: String,
         attachments: Vec<String>,
@@ -102,25 +102,29 @@ impl RunService {
         } = request;
         let begin = checked(begin)?;
         let queue_text = match (&begin, when_busy) {
-            (RunBegin::Message { text, .. }, WhenBusy::Queue) if occurrence.is_none() => {
-                Some(text.clone())
+            (RunBegin::Message { text, attachments }, WhenBusy::Queue) if occurrence.is_none() => {
+                Some((text.clone(), attachments.clone()))
             }
             _ => None,
         };
         let (thread, reservation) = match target {
             StartTarget::Thread(id) => {
                 let thread = self.store.thread(&id).await.map_err(store_err)?;
-                if let Some(text) = &queue_text
+                if let Some((text, attachments)) = &queue_text
                     && self.must_wait(&thread.id).await?
                 {
-                    return self.enqueue(&thread.id, text, model.as_deref()).await;
+                    return self
+                        .enqueue(&thread.id, text, attachments, model.as_deref())
+                        .await;
                 }
                 // Busy first: the composer queues on CONFLICT without waiting.
                 let reservation = match self.registry.reserve(&thread.id) {
                     Ok(reservation) => reservation,
                     Err(busy) if busy.code == ErrorCode::Conflict => match &queue_text {
-                        Some(text) => {
-                            return self.enqueue(&thread.id, text, model.as_deref()).await;
+                        Some((text, attachments)) => {
+                            return self
+                                .enqueue(&thread.id, text, attachments, model.as_deref())
+                                .await;
                         }
                         None => return Err(busy),
                     },
@@ -148,8 +152,15 @@ impl RunService {
         let agent = self.agent.for_run().await;
         let row = RunRow { source, occurrence };
         match begin {
-            RunBegin::Message { text, .. } => {
-                self.start_turn(thread, reservation, agent, model, row, text)
+            RunBegin::Message { text, attachments } => {
+                let refs = crate::attachments::message_attachments(
+                    &self.store,
+                    &attachments,
+                    &model.attachments,
+                )
+                .await?;
+                let message = TurnMessage { text, refs };
+                self.start_turn(thread, reservation, agent, model, row, message)
                     .await
             }
             other => {
@@ -173,16 +184,17 @@ impl RunService {
         agent: RunAgent,
         model: ResolvedModel,
         row: RunRow,
-        text: String,
+        message: TurnMessage,
     ) -> Result<Started, ApiError> {
+        let TurnMessage { text, refs } = message;
         let (turn_thread, opened) = match thread {
             ThreadFor::Existing(thread) => {
-                let opened = agent.open_turn(&thread.id, &text).await?;
+                let opened = agent.open_turn(&thread.id, &text, &refs).await?;
                 (store::TurnThread::Existing(thread.id), opened)
             }
             ThreadFor::New(mut new) => {
                 new.model = Some(model.key.clone());
-                let opened = OpenedTurn::first(&text).map_err(|e| e.to_api_error())?;
+                let opened = OpenedTurn::first(&text, &refs).map_err(|e| e.to_api_error())?;
                 (store::TurnThread::New(new), opened)
             }
         };
@@ -196,6 +208,7 @@ impl RunService {
                 queued_id: None,
                 answers_interrupt: false,
                 occurrence: row.occurrence,
+                attachments: refs.iter().map(|r| r.id.clone()).collect(),
             })
             .await
             .map_err(|e| match e {
@@ -278,6 +291,7 @@ impl RunService {
                 queued_id: None,
                 answers_interrupt: true,
                 occurrence: None,
+                attachments: Vec::new(),
             })
             .await
             .map_err(|e| match e {
@@ -314,7 +328,9 @@ impl RunService {
             .resolve_model(next.model.as_deref(), thread.model.as_deref())
             .await?;
         let agent = self.agent.for_run().await;
-        let opened = agent.open_turn(thread_id, &next.text).await?;
+        let ids: Vec<String> = next.attachments.iter().map(|a| a.id.clone()).collect();
+        let refs = crate::attachments::message_attachments(store, &ids, &model.attachments).await?;
+        let opened = agent.open_turn(thread_id, &next.text, &refs).await?;
         let started = match store
             .start_turn(store::TurnStart {
                 thread: store::TurnThread::Existing(thread_id.to_owned()),
@@ -324,6 +340,7 @@ impl RunService {
                 queued_id: Some(next.id.clone()),
                 answers_interrupt: false,
                 occurrence: None,
+                attachments: ids,
             })
             .await
         {
@@ -407,6 +424,12 @@ impl RunService {
     }
 }
 
+/// The person's message as the turn opens with it.
+struct TurnMessage {
+    text: String,
+    refs: Vec<store::AttachmentRef>,
+}
+
 /// What the run row records besides its thread.
 struct RunRow {
     source: RunSource,
@@ -429,14 +452,17 @@ impl ThreadFor {
 }
 
 /// `begin` as a run may take it: a message says something (trimmed), at
-/// most [`MESSAGE_TEXT_MAX_BYTES`], and carries no attachments yet.
+/// most [`MESSAGE_TEXT_MAX_BYTES`], with at most
+/// [`ATTACHMENTS_PER_MESSAGE_MAX`](pizza_protocol::ATTACHMENTS_PER_MESSAGE_MAX) attachments.
 fn checked(begin: RunBegin) -> Result<RunBegin, ApiError> {
     let RunBegin::Message { text, attachments } = begin else {
         return Ok(begin);
     };
     let text = text.trim();
-    if text.is_empty() {
-        return Err(ApiError::invalid_input("A message needs some text."));
+    if text.is_empty() && attachments.is_empty() {
+        return Err(ApiError::invalid_input(
+            "A message needs some text or an attachment.",
+        ));
     }
     if text.len() > MESSAGE_TEXT_MAX_BYTES {
         return Err(ApiError::invalid_input(format!(
@@ -445,11 +471,7 @@ fn checked(begin: RunBegin) -> Result<RunBegin, ApiError> {
             MESSAGE_TEXT_MAX_BYTES / 1024
         )));
     }
-    if !attachments.is_empty() {
-        return Err(ApiError::invalid_input(
-            "Attachments cannot be sent yet; send the message without them.",
-        ));
-    }
+    crate::attachments::check_count(attachments.len())?;
     Ok(RunBegin::Message {
         text: text.to_owned(),
         attachments,

@@ -36,8 +36,11 @@ impl pizza_providers::Provider for FakeProvider {
         "fake"
     }
 
+    /// `m`, a model that sees images.
     fn list_models(&self) -> BoxFuture<'_, pizza_llm::Result<Vec<ModelDescriptor>>> {
-        async { Ok(vec![ModelDescriptor::bare("m")]) }.boxed()
+        let mut model = ModelDescriptor::bare("m");
+        model.supports_vision = true;
+        async move { Ok(vec![model]) }.boxed()
     }
 }
 
@@ -79,6 +82,7 @@ pub(crate) fn start(thread_id: Option<&str>, text: &str) -> RunStartParams {
         thread_id: thread_id.map(str::to_owned),
         text: text.to_owned(),
         model: Some(MODEL.to_owned()),
+        attachments: Vec::new(),
     }
 }
 

@@ -71,6 +71,7 @@ pub(super) fn queue(thread_id: &str, text: &str) -> QueueAddParams {
         thread_id: thread_id.to_owned(),
         text: text.to_owned(),
         model: Some(MODEL.to_owned()),
+        attachments: Vec::new(),
     }
 }
 
@@ -257,7 +258,7 @@ async fn at_start_a_free_thread_sends_its_oldest_queued_message_then_the_next() 
     // As a host that quit between a run's end and sending the queue left it.
     for text in ["one", "two"] {
         host.store()
-            .queue_message(&thread.id, text, Some(MODEL))
+            .queue_message(&thread.id, text, Some(MODEL), &[])
             .await
             .unwrap();
     }

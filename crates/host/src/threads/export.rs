@@ -7,9 +7,11 @@
 //! stands for. A script in the page can therefore not write anywhere the
 //! person did not just pick.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
+
+mod attachments;
 
 use super::ThreadService;
 use super::{message_view, store_err};
@@ -80,8 +82,14 @@ impl ThreadService {
             .map_err(store_err)?;
         let messages: Vec<MessageView> = state.messages.iter().map(message_view).collect();
         let text = match params.format {
-            ExportFormat::Markdown => markdown(&thread.title, &messages),
-            ExportFormat::Jsonl => jsonl(&messages)?,
+            ExportFormat::Markdown => {
+                let files = attachments::write_beside(&self.store, &path, &messages).await?;
+                markdown(&thread.title, &messages, &files)
+            }
+            ExportFormat::Jsonl => {
+                let hashes = attachments::hashes(&self.store, &thread.id).await?;
+                jsonl(&messages, &hashes)?
+            }
         };
         let bytes = text.len() as u64;
         let target = path.clone();
@@ -174,10 +182,16 @@ fn export_path(raw: &str) -> Result<PathBuf, ApiError> {
     }
 }
 
-fn jsonl(messages: &[MessageView]) -> Result<String, ApiError> {
+/// One message per line; an attachment is referenced by its name and the
+/// sha256 of its bytes (never a path of this computer).
+fn jsonl(messages: &[MessageView], hashes: &HashMap<String, String>) -> Result<String, ApiError> {
     let mut out = String::new();
     for message in messages {
-        let line = serde_json::to_string(message).map_err(|e| {
+        let mut value = serde_json::to_value(message).map_err(|e| {
+            ApiError::general("Could not encode a message.").with_details(e.to_string())
+        })?;
+        attachments::reference_by_hash(&mut value, hashes);
+        let line = serde_json::to_string(&value).map_err(|e| {
             ApiError::general("Could not encode a message.").with_details(e.to_string())
         })?;
         out.push_str(&line);
@@ -186,7 +200,13 @@ fn jsonl(messages: &[MessageView]) -> Result<String, ApiError> {
     Ok(out)
 }
 
-pub(crate) fn markdown(title: &str, messages: &[MessageView]) -> String {
+/// The thread as Markdown; `files` maps an attachment id to where it was
+/// written beside the export (relative to it).
+pub(crate) fn markdown(
+    title: &str,
+    messages: &[MessageView],
+    files: &HashMap<String, String>,
+) -> String {
     let mut out = format!("# {title}\n");
     for message in messages {
         let who = match message.role {
@@ -222,6 +242,9 @@ pub(crate) fn markdown(title: &str, messages: &[MessageView]) -> String {
                     out.push_str(&format!("**{label}**\n\n```\n{content}\n```\n\n"));
                 }
                 MessagePart::Notice { text } => out.push_str(&format!("_{text}_\n\n")),
+                MessagePart::Attachment { attachment } => {
+                    out.push_str(&attachments::markdown_link(attachment, files));
+                }
             }
         }
     }

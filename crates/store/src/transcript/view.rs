@@ -5,8 +5,7 @@ use pizza_protocol::{MessagePart, MessageView};
 use super::{Part, result_text};
 use crate::messages::Message;
 
-/// The message as the feed renders it. Attachments show as a notice naming
-/// the file until the feed has a part of its own for them.
+/// The message as the feed renders it.
 pub fn view(message: &Message) -> MessageView {
     MessageView {
         id: message.id.clone(),
@@ -21,8 +20,8 @@ fn view_part(part: &Part) -> MessagePart {
     match part {
         Part::Text { text } => MessagePart::Text { text: text.clone() },
         Part::Reasoning { text, .. } => MessagePart::Reasoning { text: text.clone() },
-        Part::Image { attachment } | Part::Document { attachment } => MessagePart::Notice {
-            text: format!("Attached: {}", attachment.name),
+        Part::Image { attachment } | Part::Document { attachment } => MessagePart::Attachment {
+            attachment: attachment.view(),
         },
         Part::ToolCall {
             id,

@@ -8,11 +8,15 @@ use super::turns::queued_turn;
 async fn the_queue_keeps_order_survives_reopen_and_is_taken_with_its_run() {
     let t = open().await;
     let th = new_thread(&t.store).await;
-    let first = t.store.queue_message(&th.id, "first", None).await.unwrap();
+    let first = t
+        .store
+        .queue_message(&th.id, "first", None, &[])
+        .await
+        .unwrap();
     // Same millisecond: insertion order still decides.
     let second = t
         .store
-        .queue_message(&th.id, "second", Some("fake:m"))
+        .queue_message(&th.id, "second", Some("fake:m"), &[])
         .await
         .unwrap();
     assert_eq!(
@@ -61,26 +65,28 @@ async fn bad_queue_input_is_refused_and_the_queue_is_bounded() {
     let t = open().await;
     let th = new_thread(&t.store).await;
     assert!(matches!(
-        t.store.queue_message(&th.id, "  ", None).await,
+        t.store.queue_message(&th.id, "  ", None, &[]).await,
         Err(Error::InvalidInput(_))
     ));
     let too_long = "x".repeat(pizza_protocol::MESSAGE_TEXT_MAX_BYTES + 1);
     assert!(matches!(
-        t.store.queue_message(&th.id, &too_long, None).await,
+        t.store.queue_message(&th.id, &too_long, None, &[]).await,
         Err(Error::InvalidInput(_))
     ));
     assert!(matches!(
-        t.store.queue_message("missing", "hi", None).await,
+        t.store.queue_message("missing", "hi", None, &[]).await,
         Err(Error::NotFound { .. })
     ));
     for i in 0..QUEUE_MAX_PER_THREAD {
         t.store
-            .queue_message(&th.id, &format!("m{i}"), None)
+            .queue_message(&th.id, &format!("m{i}"), None, &[])
             .await
             .unwrap();
     }
     assert!(matches!(
-        t.store.queue_message(&th.id, "one too many", None).await,
+        t.store
+            .queue_message(&th.id, "one too many", None, &[])
+            .await,
         Err(Error::Conflict(_))
     ));
     t.store.delete_thread(&th.id).await.unwrap();

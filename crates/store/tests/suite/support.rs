@@ -120,6 +120,9 @@ pub(crate) async fn row_counts(dir: &Path) -> Vec<(String, i64)> {
         "settings",
         "triggers",
         "trigger_occurrences",
+        "queued_messages",
+        "attachments",
+        "thread_attachments",
     ] {
         let n: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}"))
             .fetch_one(&mut conn)

@@ -25,6 +25,7 @@ fn turn(thread: TurnThread, text: &str) -> TurnStart {
         queued_id: None,
         answers_interrupt: false,
         occurrence: None,
+        attachments: Vec::new(),
     }
 }
 
@@ -46,6 +47,7 @@ async fn asks(store: &Store, thread_id: &str) -> CommittedStep {
 pub(crate) fn queued_turn(thread_id: &str, queued: &QueuedMessage) -> TurnStart {
     TurnStart {
         queued_id: Some(queued.id.clone()),
+        attachments: queued.attachment_ids(),
         ..turn(TurnThread::Existing(thread_id.to_owned()), &queued.text)
     }
 }

@@ -1,9 +1,11 @@
 //! The composer: a growing text area (Enter sends, Shift+Enter breaks the
 //! line, IME-safe), the model picker, Send / Stop, the host's queued messages
-//! as chips,
-//! a draft per thread and ↑/↓ recall of earlier prompts.
+//! as chips, a draft per thread and ↑/↓ recall of earlier prompts. Files
+//! come through + (the host's picker), a paste or a drop on the window, and
+//! wait as chips (kept per thread, like the draft) until a send takes them.
 
 use super::stream::RunState;
+use crate::components::attachments::{AttachmentChips, Tray};
 use crate::components::model_picker::ModelPicker;
 use leptos::prelude::*;
 use pizza_protocol::ThreadId;
@@ -42,20 +44,38 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
     // Where ↑/↓ is in the history; `None`: editing a new prompt.
     let recall = StoredValue::new(None::<usize>);
     let textarea = NodeRef::<leptos::html::Textarea>::new();
+    let tray = StoredValue::new(run.inbox.tray(thread_id));
+    let uploading = move || tray.with_value(Tray::uploading);
+    let empty =
+        move || run.draft.with(|t| t.trim().is_empty()) && !tray.with_value(Tray::has_files);
 
     let submit = move || {
         let text = run.draft.get_untracked();
-        if text.trim().is_empty() {
+        let Some(attachments) = tray.try_with_value(Tray::ids_untracked) else {
+            return;
+        };
+        if (text.trim().is_empty() && attachments.is_empty())
+            || tray.with_value(|t| untrack(|| t.uploading()))
+        {
             return;
         }
-        HISTORY.with_borrow_mut(|h| {
-            if h.last() != Some(&text) {
-                h.push(text.clone());
-            }
-        });
+        if !text.trim().is_empty() {
+            HISTORY.with_borrow_mut(|h| {
+                if h.last() != Some(&text) {
+                    h.push(text.clone());
+                }
+            });
+        }
         recall.set_value(None);
         run.draft.set(String::new());
-        run.send(text);
+        // The chips stay until the host has the message: a failed send
+        // loses no file.
+        let tray = tray.get_value();
+        leptos::task::spawn_local(async move {
+            if run.send(text, attachments.clone()).await {
+                tray.sent(&attachments);
+            }
+        });
     };
     let on_keydown = move |ev: web_sys::KeyboardEvent| {
         // Never act on a key that is part of an IME composition.
@@ -124,6 +144,13 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
                     <For each=move || run.queued() key=|m| m.id.clone() let:message>
                         <li class="chip" data-testid="queued-message">
                             <span class="chip__text">{message.text}</span>
+                            {(!message.attachments.is_empty()).then(|| {
+                                let names = message.attachments.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ");
+                                view! {
+                                    <span class="chip__attachments muted" data-testid="queued-attachments"
+                                        title=names.clone()>{format!("with {names}")}</span>
+                                }
+                            })}
                             <button class="chip__remove" aria-label="Remove queued message"
                                 on:click=move |_| run.unqueue(message.id.clone())>"✕"</button>
                         </li>
@@ -131,6 +158,7 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
                 </ul>
             </Show>
             <div class="composer__box">
+                <AttachmentChips tray=tray.get_value() />
                 <textarea class="composer__input" node_ref=textarea data-testid="composer-input"
                     aria-label="Message" placeholder=move || {
                         if run.awaiting_decision() { "Queue a message for after your decision…" }
@@ -139,8 +167,12 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
                     rows=rows
                     prop:value=move || run.draft.get()
                     on:input=move |ev| { recall.set_value(None); run.draft.set(event_target_value(&ev)) }
-                    on:keydown=on_keydown></textarea>
+                    on:keydown=on_keydown
+                    on:paste=move |ev| { tray.with_value(|t| t.paste(&ev)); }></textarea>
                 <div class="composer__bar">
+                    <button class="icon-button composer__attach" data-testid="attach-button"
+                        aria-label="Attach files" title="Attach files"
+                        on:click=move |_| tray.with_value(Tray::pick)>"+"</button>
                     <ModelPicker selected=run.model on_change=Callback::new(move |m| run.model.set(m))
                         automatic="Default model" testid="composer-model" />
                     <span class="composer__spacer"></span>
@@ -149,7 +181,8 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
                     } else {
                         view! {
                             <button class="button button--primary" data-testid="composer-send"
-                                disabled=move || run.draft.with(|t| t.trim().is_empty())
+                                disabled=move || empty() || uploading()
+                                title=move || uploading().then_some("Waiting for files to attach…")
                                 on:click=move |_| submit()>"Send"</button>
                         }.into_any()
                     }}

@@ -109,6 +109,9 @@ fn part_view(part: MessagePart) -> AnyView {
             .into_any()
         }
         MessagePart::Notice { text } => view! { <p class="notice">{text}</p> }.into_any(),
+        MessagePart::Attachment { attachment } => {
+            view! { <super::attachments::AttachmentPart attachment /> }.into_any()
+        }
     }
 }
 

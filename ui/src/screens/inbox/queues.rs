@@ -74,6 +74,7 @@ mod tests {
             id: id.into(),
             text: format!("text of {id}"),
             model: None,
+            attachments: Vec::new(),
             created_at: 0,
         }
     }

@@ -2,11 +2,12 @@
 //! selected thread. Lives in context, outside components.
 
 use super::queues::Queues;
+use crate::components::attachments::{AttachmentDrafts, Tray};
 use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApiError, Folder, FolderId, FolderListParams, ThreadId, ThreadListParams, ThreadSummary,
-    ThreadView, ViewCounts, cmd,
+    ApiError, AttachmentView, Folder, FolderId, FolderListParams, ThreadId, ThreadListParams,
+    ThreadSummary, ThreadView, ViewCounts, cmd,
 };
 
 /// A question the user must answer before something destructive happens.
@@ -35,6 +36,9 @@ pub(crate) struct Inbox {
     pub(crate) revision: RwSignal<u64>,
     pub(crate) error: RwSignal<Option<ApiError>>,
     pub(crate) confirm: RwSignal<Option<ConfirmRequestHandle>>,
+    /// The owner the inbox was made under: a question outlives whatever
+    /// asked it (a menu that closes as its item is chosen).
+    owner: StoredValue<Owner, LocalStorage>,
     /// Asks the sidebar's search box to take focus.
     pub(crate) focus_search: RwSignal<u64>,
     /// A thread whose title is being edited in the sidebar.
@@ -47,6 +51,11 @@ pub(crate) struct Inbox {
     pub(crate) queues: RwSignal<Queues>,
     /// The open thread's context use: tokens, and the model's window.
     pub(crate) context: RwSignal<Option<(u64, u32)>>,
+    /// Each composer's files for its next message; kept per thread like
+    /// drafts, and outside the composer so an upload can land after it closed.
+    pub(crate) attachments: RwSignal<AttachmentDrafts>,
+    /// A sent image shown full size.
+    pub(crate) viewing: RwSignal<Option<AttachmentView>>,
 }
 
 /// `ConfirmRequest` holds an `Rc`, which signals can't; keep it in a local store.
@@ -67,11 +76,14 @@ impl Inbox {
             revision: RwSignal::new(0),
             error: RwSignal::new(None),
             confirm: RwSignal::new(None),
+            owner: StoredValue::new_local(Owner::current().unwrap_or_default()),
             focus_search: RwSignal::new(0),
             renaming: RwSignal::new(None),
             running: RwSignal::new(std::collections::HashSet::new()),
             queues: RwSignal::new(Queues::default()),
             context: RwSignal::new(None),
+            attachments: RwSignal::new(AttachmentDrafts::default()),
+            viewing: RwSignal::new(None),
         }
     }
 
@@ -161,8 +173,18 @@ impl Inbox {
         self.selected.set(Some(id));
     }
 
+    /// The files waiting for a thread's next message; problems with them
+    /// show in the inbox's banner.
+    pub(crate) fn tray(self, thread_id: ThreadId) -> Tray {
+        Tray::new(self.attachments, Some(thread_id), self.error)
+    }
+
     pub(crate) fn ask(self, request: ConfirmRequest) {
-        self.confirm.set(Some(StoredValue::new_local(request)));
+        let handle = self
+            .owner
+            .get_value()
+            .with(|| StoredValue::new_local(request));
+        self.confirm.set(Some(handle));
     }
 
     pub(crate) fn changed(self) {

@@ -353,55 +353,64 @@ impl RunState {
         }
     }
 
-    /// Starts a run with `text`, or has the host queue it behind the live one.
-    pub(crate) fn send(self, text: String) {
+    /// Starts a run with the message (`text` and the ids of its stored
+    /// files), or has the host queue it behind the live one. Whether the host
+    /// took it: if not, the error is shown and the caller keeps what it sent.
+    pub(crate) async fn send(self, text: String, attachments: Vec<String>) -> bool {
         if self.running() || self.awaiting_decision() {
-            self.enqueue(text);
-            return;
+            return self.enqueue(text, attachments).await;
         }
         let params = RunStartParams {
             thread_id: Some(self.id()),
             text,
             model: self.model.get_untracked(),
+            attachments,
         };
         self.error.set(None);
-        leptos::task::spawn_local(async move {
-            match invoke::<cmd::RunStart>(&params).await {
-                Ok(started) => self.started(started.run_id),
-                // A decision was asked for meanwhile: the message waits for it.
-                Err(error) if error.reason == Some(ErrorReason::AwaitingDecision) => {
-                    self.enqueue(params.text);
-                }
-                Err(error) => self.error.set(Some(error)),
+        match invoke::<cmd::RunStart>(&params).await {
+            Ok(started) => {
+                self.started(started.run_id);
+                true
             }
-        });
+            // A decision was asked for meanwhile: the message waits for it.
+            Err(error) if error.reason == Some(ErrorReason::AwaitingDecision) => {
+                self.enqueue(params.text, params.attachments).await
+            }
+            Err(error) => {
+                self.error.set(Some(error));
+                false
+            }
+        }
     }
 
-    fn enqueue(self, text: String) {
+    async fn enqueue(self, text: String, attachments: Vec<String>) -> bool {
         let thread_id = self.id();
         let asked_at = self.inbox.queues.with_untracked(|q| q.version(&thread_id));
         let params = QueueAddParams {
             thread_id,
             text,
             model: self.model.get_untracked(),
+            attachments,
         };
         self.error.set(None);
-        leptos::task::spawn_local(async move {
-            match invoke::<cmd::QueueAdd>(&params).await {
-                Ok(answer) => {
-                    if let Some(message) = answer.queued {
-                        self.inbox.queues.update(|q| {
-                            q.add(answer.thread_id.clone(), asked_at, message);
-                        });
-                    }
-                    // The live run had ended: the message started its own.
-                    if let Some(run_id) = answer.run_id {
-                        self.started(run_id);
-                    }
+        match invoke::<cmd::QueueAdd>(&params).await {
+            Ok(answer) => {
+                if let Some(message) = answer.queued {
+                    self.inbox.queues.update(|q| {
+                        q.add(answer.thread_id.clone(), asked_at, message);
+                    });
                 }
-                Err(error) => self.error.set(Some(error)),
+                // The live run had ended: the message started its own.
+                if let Some(run_id) = answer.run_id {
+                    self.started(run_id);
+                }
+                true
             }
-        });
+            Err(error) => {
+                self.error.set(Some(error));
+                false
+            }
+        }
     }
 
     /// Takes a queued message back before the host sends it.
