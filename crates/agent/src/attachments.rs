@@ -11,11 +11,54 @@ use std::collections::HashMap;
 use base64::Engine as _;
 use pizza_llm::{AttachmentSupport, ContentPart, DocumentSource, ImageSource, Message};
 use pizza_protocol::{ATTACHMENT_REF_PREFIX, AttachmentKind, attachment_kind, format_size};
-use pizza_store::Store;
+use pizza_store::{NewAttachment, ResultPart, Store};
+use pizza_tools::{OutputPart, ToolOutput};
+
+use crate::run::RunLoop;
 
 /// Text attachments are inlined up to this many characters; the rest is
 /// cut with a note, so one log file cannot fill the context window.
 pub(crate) const TEXT_INLINE_MAX_CHARS: usize = 200_000;
+
+impl RunLoop<'_> {
+    /// The parts of a tool's result as the transcript keeps them: text as
+    /// is, an image stored once as an attachment of the thread (so the
+    /// checkpoint holds only its reference). An image that cannot be kept
+    /// is named in a line instead.
+    pub(crate) async fn result_parts(&self, output: &ToolOutput) -> Vec<ResultPart> {
+        let mut parts = Vec::with_capacity(output.parts.len());
+        for part in &output.parts {
+            let kept = match part {
+                OutputPart::Text(text) => ResultPart::text(text.clone()),
+                OutputPart::Image { name, mime, data } => {
+                    let stored = self
+                        .agent
+                        .store
+                        .add_attachment(NewAttachment {
+                            thread_id: Some(&self.input.thread_id),
+                            name,
+                            mime,
+                            bytes: data,
+                        })
+                        .await;
+                    match stored {
+                        Ok(attachment) => ResultPart::Image {
+                            attachment: attachment.reference(),
+                        },
+                        Err(error) => {
+                            tracing::warn!(%error, "an image a tool returned could not be kept");
+                            ResultPart::text(format!(
+                                "[The tool returned an image ({name}) that could not be kept.]"
+                            ))
+                        }
+                    }
+                }
+            };
+            parts.push(kept);
+        }
+        parts
+    }
+}
 
 /// The messages with every attachment reference resolved for this model.
 pub(crate) async fn inline(

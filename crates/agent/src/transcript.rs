@@ -63,8 +63,19 @@ pub(crate) fn tool_output_message(call_id: &str, output: &ToolOutput) -> NewMess
         .iter()
         .map(|part| match part {
             OutputPart::Text(text) => ResultPart::text(text.clone()),
+            OutputPart::Image { name, .. } => ResultPart::text(format!("[image {name} not kept]")),
         })
         .collect();
+    tool_parts_message(call_id, output, content)
+}
+
+/// A tool's result with its parts as stored (images as attachment
+/// references, see [`crate::attachments`]).
+pub(crate) fn tool_parts_message(
+    call_id: &str,
+    output: &ToolOutput,
+    content: Vec<ResultPart>,
+) -> NewMessage {
     let parts = vec![Part::ToolResult {
         call_id: call_id.to_owned(),
         content,

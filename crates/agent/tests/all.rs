@@ -15,5 +15,6 @@ mod suite {
     mod summarize;
     mod tasks;
     mod tasks_hitl;
+    mod tool_images;
     mod turns;
 }

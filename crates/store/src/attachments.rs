@@ -27,7 +27,9 @@ use crate::store::Store;
 use crate::text::{required, to_json};
 use crate::transcript::AttachmentRef;
 
-pub(crate) use links::{delete_unlinked_in, link_in, linked_in, of_queued, share_in};
+pub(crate) use links::{
+    delete_unlinked_in, link_in, link_messages_in, linked_in, of_queued, share_in,
+};
 
 /// The longest type accepted.
 const MIME_MAX_CHARS: usize = 255;

@@ -437,6 +437,7 @@ pub(crate) async fn commit_in(
             .transpose()?;
     }
 
+    crate::attachments::link_messages_in(&mut *tx, thread_id, &step.messages, now).await?;
     let mut messages = Vec::with_capacity(step.messages.len());
     for m in step.messages {
         seq += 1;

@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use base64::Engine as _;
 use pizza_mcp::{CallOutput, CallPart, McpError, McpPool, McpToolDef};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -118,21 +119,28 @@ impl Tool for McpTool {
     }
 }
 
-/// A result as the model reads it: text as is; an image, audio or
-/// resource as a line saying what it is.
+/// A result as the model reads it: text as is; an image of a type models
+/// take as an image part (kept as an attachment by the agent); anything
+/// else (audio, a resource, an image too large or of another type) as a
+/// line saying what it is.
 pub fn tool_output(output: CallOutput) -> ToolOutput {
     let mut parts: Vec<OutputPart> = Vec::new();
     let mut has_text = false;
+    let mut images = 0;
     for part in output.parts {
         let text = match part {
             CallPart::Text(text) => {
                 has_text = true;
                 text
             }
-            CallPart::Image { mime, data } => format!(
-                "[The tool returned an image ({mime}, about {} KB); images from tools are not shown to the model.]",
-                (data.len() * 3 / 4).div_ceil(1024)
-            ),
+            CallPart::Image { mime, data } => match image_part(&mime, &data, images + 1) {
+                Ok(image) => {
+                    images += 1;
+                    parts.push(image);
+                    continue;
+                }
+                Err(notice) => notice,
+            },
             CallPart::Audio { mime } => format!("[The tool returned audio ({mime}).]"),
             CallPart::ResourceLink { uri, name } => format!("[resource {name}: {uri}]"),
             CallPart::Resource { uri, text } => match text {
@@ -154,6 +162,36 @@ pub fn tool_output(output: CallOutput) -> ToolOutput {
     }
 }
 
+/// An image part from a server's base64 data, or the notice that stands
+/// in for it.
+fn image_part(mime: &str, data: &str, number: usize) -> Result<OutputPart, String> {
+    let kb = (data.len() * 3 / 4).div_ceil(1024);
+    let unshown =
+        |why: &str| format!("[The tool returned an image ({mime}, about {kb} KB) {why}.]");
+    let extension = match mime {
+        "image/png" => "png",
+        "image/jpeg" | "image/jpg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        _ => return Err(unshown("of a type models cannot view")),
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .map_err(|_| unshown("that arrived damaged"))?;
+    if bytes.is_empty() || bytes.len() as u64 > pizza_protocol::ATTACHMENT_MAX_BYTES {
+        return Err(unshown("too large to keep"));
+    }
+    Ok(OutputPart::Image {
+        name: format!("image-{number}.{extension}"),
+        mime: if extension == "jpg" {
+            "image/jpeg".to_owned()
+        } else {
+            mime.to_owned()
+        },
+        data: bytes,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,10 +206,20 @@ mod tests {
             ],
             "structuredContent": {"sum": 3}
         })));
+        assert_eq!(
+            out.parts[1],
+            OutputPart::Image {
+                name: "image-1.png".into(),
+                mime: "image/png".into(),
+                data: b"hello world".to_vec(),
+            }
+        );
         let text = out.to_text();
-        assert!(text.starts_with("sum is 3"));
-        assert!(text.contains("an image (image/png"));
-        assert!(!text.contains("\"sum\""), "text already carries it");
+        assert_eq!(text, "sum is 3\n[image image-1.png]");
+        let odd = tool_output(CallOutput::from_result(&json!({
+            "content": [{"type": "image", "data": "aGk=", "mimeType": "image/tiff"}]
+        })));
+        assert!(odd.to_text().contains("of a type models cannot view"));
         let only_structured = tool_output(CallOutput::from_result(&json!({
             "content": [], "structuredContent": {"sum": 3}, "isError": true
         })));

@@ -29,6 +29,16 @@ pub struct ToolContext {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OutputPart {
     Text(String),
+    /// An image the tool made (an MCP server's screenshot or chart): the
+    /// agent keeps it as an attachment of the thread, and a vision model
+    /// sees it.
+    Image {
+        /// A file name for it, e.g. `image-1.png`.
+        name: String,
+        /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+        mime: String,
+        data: Vec<u8>,
+    },
 }
 
 /// What a tool call returns: its content parts, and whether the tool itself
@@ -54,6 +64,12 @@ impl ToolOutput {
         for part in &self.parts {
             match part {
                 OutputPart::Text(text) => out.push_str(text),
+                OutputPart::Image { name, .. } => {
+                    if !out.is_empty() && !out.ends_with('\n') {
+                        out.push('\n');
+                    }
+                    out.push_str(&format!("[image {name}]"));
+                }
             }
         }
         out

@@ -19,7 +19,7 @@ use crate::meta::AskedAgainst;
 use crate::profile::{Gate, refused_by_policy};
 use crate::run::model_call::add_usage;
 use crate::task::{TASK_TOOL, TaskEnd, task_target};
-use crate::transcript::{PendingCall, notice_message, tool_output_message, tool_result_message};
+use crate::transcript::{PendingCall, notice_message, tool_parts_message, tool_result_message};
 
 pub(crate) const CANCELLED_RESULT: &str = "Cancelled by the user before it finished.";
 
@@ -236,8 +236,9 @@ impl<'a> RunLoop<'a> {
             self.emit_finished(&call, &output.to_text(), output.is_error);
             // The other calls keep going while this result commits: a
             // subagent among them may hold the store's writer mid-step.
-            let mut commit =
-                std::pin::pin!(self.commit(vec![tool_output_message(&call.id, &output)], None));
+            let content = self.result_parts(&output).await;
+            let message = tool_parts_message(&call.id, &output, content);
+            let mut commit = std::pin::pin!(self.commit(vec![message], None));
             loop {
                 tokio::select! {
                     biased;

@@ -328,3 +328,29 @@ pub(crate) struct Broken;
 scripted_tool!(Broken, "broken", "Fails.", |_this, _| {
     Err(ToolError::failed("the disk is on fire; try /other"))
 });
+
+/// Returns a caption and a small PNG, as an MCP screenshot tool does.
+#[derive(Debug, Default)]
+pub(crate) struct Screenshot;
+
+/// What [`Screenshot`] returns as its image.
+pub(crate) const SCREENSHOT_PNG: &[u8] = b"\x89PNG\r\n\x1a\nscreen";
+
+scripted_tool!(
+    Screenshot,
+    "screenshot",
+    "Takes a screenshot.",
+    |_this, _| {
+        Ok(ToolOutput {
+            parts: vec![
+                pizza_tools::OutputPart::Text("the screen:".into()),
+                pizza_tools::OutputPart::Image {
+                    name: "image-1.png".into(),
+                    mime: "image/png".into(),
+                    data: SCREENSHOT_PNG.to_vec(),
+                },
+            ],
+            is_error: false,
+        })
+    }
+);

@@ -8,6 +8,7 @@ use sqlx::{Row, SqliteConnection};
 use super::{ATTACHMENT_COLUMNS, Attachment, attachment_from_row};
 use crate::error::{Error, Result};
 use crate::text::to_json;
+use crate::transcript::{Part, ResultPart};
 
 /// The rows of `ids`, in their order; `None` for an id with no row.
 pub(super) async fn lookup(
@@ -139,4 +140,46 @@ pub(crate) async fn of_queued(
     rows.iter()
         .map(|row| Ok((row.try_get("queued_id")?, attachment_from_row(row)?)))
         .collect()
+}
+
+/// Links every attachment the messages of a step refer to (the person's
+/// files, images tools returned) to `thread_id` and marks them sent: what a
+/// committed message refers to is never swept. The caller commits.
+pub(crate) async fn link_messages_in(
+    conn: &mut SqliteConnection,
+    thread_id: &str,
+    messages: &[crate::NewMessage],
+    now: i64,
+) -> Result<()> {
+    for message in messages {
+        let ids = referenced(&message.content);
+        for chunk in ids.chunks(ATTACHMENTS_PER_MESSAGE_MAX) {
+            link_in(&mut *conn, thread_id, chunk, Some(now)).await?;
+        }
+    }
+    Ok(())
+}
+
+/// The ids of the attachments `parts` refer to, in order, once each.
+fn referenced(parts: &[Part]) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    let mut push = |id: &str| {
+        if !ids.iter().any(|known| known == id) {
+            ids.push(id.to_owned());
+        }
+    };
+    for part in parts {
+        match part {
+            Part::Image { attachment } | Part::Document { attachment } => push(&attachment.id),
+            Part::ToolResult { content, .. } => {
+                for inner in content {
+                    if let ResultPart::Image { attachment } = inner {
+                        push(&attachment.id);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    ids
 }
