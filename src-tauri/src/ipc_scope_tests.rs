@@ -104,6 +104,7 @@ fn quick_ask_ui_commands() -> BTreeSet<String> {
         "app.rs",
         "quick_ask.rs",
         "links.rs",
+        "components/attachments.rs",
         "screens/inbox/live.rs",
         "screens/inbox/approval.rs",
         "screens/inbox/approval_edit.rs",

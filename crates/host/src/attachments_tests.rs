@@ -272,3 +272,81 @@ async fn a_message_of_files_alone_is_sent() {
     let error = host.run_start(start(None, " ")).await.unwrap_err();
     assert_eq!(error.code, ErrorCode::InvalidInput);
 }
+
+/// A desktop whose save dialog answers the given files in turn.
+struct SaveTo(std::sync::Mutex<std::collections::VecDeque<std::path::PathBuf>>);
+
+impl crate::DesktopShell for SaveTo {
+    fn open_thread(&self, _thread_id: &str) {}
+    fn hide_quick_ask(&self) {}
+    fn set_quick_ask_shortcut(&self, _: Option<&str>) -> Result<(), crate::ShortcutError> {
+        Ok(())
+    }
+    fn shortcuts_unsupported(&self) -> Option<String> {
+        None
+    }
+    fn choose_save_file(&self, _: crate::SaveDialog) -> Option<std::path::PathBuf> {
+        self.0.lock().unwrap().pop_front()
+    }
+}
+
+#[tokio::test]
+async fn exports_write_the_files_beside_markdown_and_name_them_by_hash_in_jsonl() {
+    use pizza_protocol::{ExportChooseParams, ExportFormat, ThreadExportParams};
+    let root = TempDataRoot::new().unwrap();
+    let model = FakeModel::with_turns([FakeTurn::text("a dot")]);
+    let host = open(&root, &model).await;
+    let image = host.attachment_add(bytes("dot.png", PNG)).await.unwrap();
+    let mut params = start(None, "look");
+    params.attachments = vec![image.id];
+    let started = host.run_start(params).await.unwrap();
+    let mut rx = subscribe(&host, &started.thread_id, None).await;
+    until_finished(&mut rx).await;
+
+    let md = root.base().join("dot thread.md");
+    let jsonl = root.base().join("dot thread.jsonl");
+    host.set_desktop_shell(std::sync::Arc::new(SaveTo(std::sync::Mutex::new(
+        [md.clone(), jsonl.clone()].into_iter().collect(),
+    ))))
+    .await;
+    for format in [ExportFormat::Markdown, ExportFormat::Jsonl] {
+        let token = host
+            .export_choose(ExportChooseParams {
+                format,
+                suggested_name: None,
+            })
+            .await
+            .unwrap()
+            .unwrap()
+            .token;
+        host.thread_export(ThreadExportParams {
+            thread_id: started.thread_id.clone(),
+            format,
+            token,
+        })
+        .await
+        .unwrap();
+    }
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        text.contains("![dot.png](<dot thread files/dot.png>)"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(root.base().join("dot thread files/dot.png")).unwrap(),
+        PNG
+    );
+    let first: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&jsonl)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let part = &first["parts"][1];
+    assert_eq!(part["type"], "attachment");
+    assert_eq!(part["name"], "dot.png");
+    assert_eq!(part["sha256"].as_str().unwrap().len(), 64);
+    assert!(part.get("id").is_none(), "no app ids or URLs: {part}");
+}

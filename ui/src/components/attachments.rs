@@ -9,9 +9,9 @@ use crate::ipc::invoke;
 use leptos::prelude::*;
 use paste::{Stamp, clipboard_files, pasted_name, read_base64};
 use pizza_protocol::{
-    ATTACHMENT_MAX_BYTES, ApiError, AttachmentAddParams, AttachmentIdParams, AttachmentPickParams,
-    AttachmentSource, AttachmentView, ThreadId, attachment_media_type, check_attachment_name, cmd,
-    format_size, unsupported_type_message,
+    ATTACHMENT_MAX_BYTES, ApiError, AttachmentAddParams, AttachmentIdParams,
+    AttachmentPickResponse, AttachmentSource, AttachmentView, ThreadId, attachment_media_type,
+    check_attachment_name, cmd, format_size, unsupported_type_message,
 };
 use std::future::Future;
 
@@ -86,27 +86,27 @@ impl Tray {
         }
     }
 
-    /// Has the host open its file picker and shows what it stored.
-    pub(crate) fn pick(&self) {
-        let tray = self.clone();
-        leptos::task::spawn_local(async move {
-            let params = AttachmentPickParams {
-                thread_id: tray.thread_id.clone(),
-            };
-            match invoke::<cmd::AttachmentPick>(&params).await {
-                Ok(picked) => {
-                    for view in picked.added {
-                        if let Some(extra) = tray.update(|c| c.add_ready(view)).flatten() {
-                            forget(extra);
-                        }
-                    }
-                    for refusal in picked.refused {
-                        tray.update(|c| c.refuse(refusal.name, refusal.message));
-                    }
-                }
-                Err(error) => tray.errors.set(Some(error)),
+    /// The thread its files are stored for (`None`: a new thread).
+    pub(crate) fn thread_id(&self) -> Option<ThreadId> {
+        self.thread_id.clone()
+    }
+
+    /// Shows what the host's file picker stored, and what it refused. (The
+    /// picker is the main window's: quick-ask never opens it.)
+    pub(crate) fn take_picked(&self, picked: AttachmentPickResponse) {
+        for view in picked.added {
+            if let Some(extra) = self.update(|c| c.add_ready(view)).flatten() {
+                forget(extra);
             }
-        });
+        }
+        for refusal in picked.refused {
+            self.update(|c| c.refuse(refusal.name, refusal.message));
+        }
+    }
+
+    /// Shows a failure that concerns no one chip.
+    pub(crate) fn report(&self, error: ApiError) {
+        self.errors.set(Some(error));
     }
 
     /// Attaches files dropped on the window, read by the host.

@@ -4,12 +4,14 @@
 //! the person confirms.
 
 use super::state::{ConfirmRequest, Inbox, use_inbox};
-use crate::components::attachments::{extension_badge, file_icon};
+use crate::components::attachments::{Tray, extension_badge, file_icon};
 use crate::events::listen_here;
 use crate::ipc::invoke;
 use crate::screen::Screen;
 use leptos::prelude::*;
-use pizza_protocol::{AttachmentIdParams, AttachmentKind, AttachmentView, cmd, format_size};
+use pizza_protocol::{
+    AttachmentIdParams, AttachmentKind, AttachmentPickParams, AttachmentView, cmd, format_size,
+};
 use serde::Deserialize;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -198,4 +200,19 @@ fn focused_element() -> Option<web_sys::HtmlElement> {
     document()
         .active_element()
         .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok())
+}
+
+/// Has the host open its file picker for `tray`'s thread and shows what it
+/// stored.
+pub(crate) fn pick(tray: &Tray) {
+    let tray = tray.clone();
+    leptos::task::spawn_local(async move {
+        let params = AttachmentPickParams {
+            thread_id: tray.thread_id(),
+        };
+        match invoke::<cmd::AttachmentPick>(&params).await {
+            Ok(picked) => tray.take_picked(picked),
+            Err(error) => tray.report(error),
+        }
+    });
 }

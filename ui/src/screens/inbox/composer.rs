@@ -172,7 +172,7 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
                 <div class="composer__bar">
                     <button class="icon-button composer__attach" data-testid="attach-button"
                         aria-label="Attach files" title="Attach files"
-                        on:click=move |_| tray.with_value(Tray::pick)>"+"</button>
+                        on:click=move |_| tray.with_value(super::attachments::pick)>"+"</button>
                     <ModelPicker selected=run.model on_change=Callback::new(move |m| run.model.set(m))
                         automatic="Default model" testid="composer-model" />
                     <span class="composer__spacer"></span>
