@@ -11,6 +11,7 @@ use pizza_test_support::data_root::TempDataRoot;
 use pretty_assertions::assert_eq;
 
 use crate::runs::tests::{open, start, subscribe, until_finished};
+use crate::threads::tests::ChosenFiles;
 
 /// A tiny valid PNG (1×1).
 const PNG: &[u8] = &[
@@ -273,23 +274,6 @@ async fn a_message_of_files_alone_is_sent() {
     assert_eq!(error.code, ErrorCode::InvalidInput);
 }
 
-/// A desktop whose save dialog answers the given files in turn.
-struct SaveTo(std::sync::Mutex<std::collections::VecDeque<std::path::PathBuf>>);
-
-impl crate::DesktopShell for SaveTo {
-    fn open_thread(&self, _thread_id: &str) {}
-    fn hide_quick_ask(&self) {}
-    fn set_quick_ask_shortcut(&self, _: Option<&str>) -> Result<(), crate::ShortcutError> {
-        Ok(())
-    }
-    fn shortcuts_unsupported(&self) -> Option<String> {
-        None
-    }
-    fn choose_save_file(&self, _: crate::SaveDialog) -> Option<std::path::PathBuf> {
-        self.0.lock().unwrap().pop_front()
-    }
-}
-
 #[tokio::test]
 async fn exports_write_the_files_beside_markdown_and_name_them_by_hash_in_jsonl() {
     use pizza_protocol::{ExportChooseParams, ExportFormat, ThreadExportParams};
@@ -305,7 +289,7 @@ async fn exports_write_the_files_beside_markdown_and_name_them_by_hash_in_jsonl(
 
     let md = root.base().join("dot thread.md");
     let jsonl = root.base().join("dot thread.jsonl");
-    host.set_desktop_shell(std::sync::Arc::new(SaveTo(std::sync::Mutex::new(
+    host.set_desktop_shell(std::sync::Arc::new(ChosenFiles(std::sync::Mutex::new(
         [md.clone(), jsonl.clone()].into_iter().collect(),
     ))))
     .await;

@@ -438,4 +438,4 @@ fn snippet_parts(snippet: &str) -> Vec<SnippetPart> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

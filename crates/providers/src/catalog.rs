@@ -131,8 +131,8 @@ impl ModelCatalog {
         };
     }
 
-    /// The client and provider model id for `provider:model`.
-    pub fn resolve(&self, key: &str) -> Result<(Arc<dyn ModelClient>, String)> {
+    /// The provider id, model id and configured provider of `provider:model`.
+    fn provider_of<'k>(&self, key: &'k str) -> Result<(&'k str, &'k str, Arc<dyn Provider>)> {
         let (provider_id, model) = split_key(key)?;
         let provider = lock(&self.providers)
             .get(provider_id)
@@ -141,6 +141,12 @@ impl ModelCatalog {
                 model: key.to_owned(),
                 provider_message: format!("provider `{provider_id}` is not configured"),
             })?;
+        Ok((provider_id, model, provider))
+    }
+
+    /// The client and provider model id for `provider:model`.
+    pub fn resolve(&self, key: &str) -> Result<(Arc<dyn ModelClient>, String)> {
+        let (_, model, provider) = self.provider_of(key)?;
         let client: Arc<dyn ModelClient> = provider;
         Ok((client, model.to_owned()))
     }
@@ -150,14 +156,7 @@ impl ModelCatalog {
     /// with images (the person chose to attach them), so only a model known
     /// to be blind gets the "no vision" notice instead.
     pub fn attachment_support(&self, key: &str) -> Result<AttachmentSupport> {
-        let (provider_id, model) = split_key(key)?;
-        let provider = lock(&self.providers)
-            .get(provider_id)
-            .cloned()
-            .ok_or_else(|| Error::ModelUnavailable {
-                model: key.to_owned(),
-                provider_message: format!("provider `{provider_id}` is not configured"),
-            })?;
+        let (provider_id, model, provider) = self.provider_of(key)?;
         let listed = lock(&self.state)
             .entries
             .get(provider_id)

@@ -351,7 +351,9 @@ async fn fork_pin_rename_delete_and_bad_ids() {
 
 /// A save dialog that answers the paths it is given, in order (then cancels).
 #[derive(Default)]
-struct ChosenFiles(std::sync::Mutex<std::collections::VecDeque<std::path::PathBuf>>);
+pub(crate) struct ChosenFiles(
+    pub(crate) std::sync::Mutex<std::collections::VecDeque<std::path::PathBuf>>,
+);
 
 impl crate::DesktopShell for ChosenFiles {
     fn open_thread(&self, _thread_id: &str) {}
