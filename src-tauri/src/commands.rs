@@ -4,9 +4,13 @@
 mod app;
 mod approvals;
 mod attachments;
+mod composer;
 mod desktop;
 mod folders;
 mod grants;
+mod history;
+mod import;
+mod logs;
 mod mcp;
 mod memory;
 mod notifications;
@@ -22,10 +26,14 @@ use crate::ipc::CommandRegistry;
 
 pub(crate) fn register_all(registry: &mut CommandRegistry) {
     app::register(registry);
+    logs::register(registry);
     settings::register(registry);
     approvals::register(registry);
     attachments::register(registry);
+    composer::register(registry);
     threads::register(registry);
+    history::register(registry);
+    import::register(registry);
     folders::register(registry);
     grants::register(registry);
     memory::register(registry);

@@ -13,13 +13,15 @@ use std::path::Path;
 use tracing_appender::non_blocking::{NonBlocking, WorkerGuard};
 
 use redact::Redacting;
-pub(crate) use redact::remember_secret;
+pub(crate) use redact::{redact, remember_secret};
+use tracing::Subscriber;
 use tracing_subscriber::{EnvFilter, fmt, layer::SubscriberExt, util::SubscriberInitExt};
 
 /// Each log file is capped here; with `KEPT_FILES` the total stays ≤ 20 MB.
 const FILE_BYTES: usize = 4 * 1024 * 1024;
 const KEPT_FILES: usize = 4;
-const LOG_FILE: &str = "pizza-bot.log";
+/// The live file; the viewer (`log_read`) reads it and its rotations.
+const LOG_FILE: &str = pizza_host::LOG_FILE_NAME;
 
 /// Keeps the background log writer alive; dropping it flushes the file.
 #[derive(Debug)]
@@ -29,21 +31,14 @@ pub(crate) struct LogGuard {
 
 /// Logging to stderr only, for before the data root is known.
 pub(crate) fn init_stderr_only() -> LogGuard {
-    let _ = tracing_subscriber::registry()
-        .with(filter())
-        .with(fmt::layer().with_writer(Redacting(std::io::stderr)))
-        .try_init();
+    let _ = subscriber(None).try_init();
     LogGuard { _file: None }
 }
 
 pub(crate) fn init(logs_dir: &Path) -> LogGuard {
     match file_writer(logs_dir) {
         Ok((writer, guard)) => {
-            let _ = tracing_subscriber::registry()
-                .with(filter())
-                .with(fmt::layer().with_writer(Redacting(std::io::stderr)))
-                .with(fmt::layer().with_ansi(false).with_writer(writer))
-                .try_init();
+            let _ = subscriber(Some(writer)).try_init();
             LogGuard { _file: Some(guard) }
         }
         Err(error) => {
@@ -52,6 +47,15 @@ pub(crate) fn init(logs_dir: &Path) -> LogGuard {
             guard
         }
     }
+}
+
+/// The app's subscriber: the filter, stderr, and the files when there are
+/// any; both outputs scrubbed.
+fn subscriber(file: Option<Redacting<NonBlocking>>) -> impl Subscriber + Send + Sync {
+    tracing_subscriber::registry()
+        .with(filter())
+        .with(fmt::layer().with_writer(Redacting(std::io::stderr)))
+        .with(file.map(|writer| fmt::layer().with_ansi(false).with_writer(writer)))
 }
 
 /// The rotated, owner-only log files in `logs_dir`, written in the
@@ -101,19 +105,28 @@ fn filter() -> EnvFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pizza_host::SecretStore;
 
+    /// The app's own subscriber and file writer, a key logged by mistake in
+    /// a message and a field, and a key only the keychain knows: none of
+    /// them reaches the file.
     #[test]
     fn a_key_logged_by_mistake_is_redacted_in_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let (writer, guard) = file_writer(dir.path()).unwrap();
-        let subscriber =
-            tracing_subscriber::registry().with(fmt::layer().with_ansi(false).with_writer(writer));
+        // A keychain without a desktop: `keyring`'s in-process store.
+        keyring::set_default_credential_builder(keyring::mock::default_credential_builder());
+        let keychain = crate::keychain::KeychainSecrets::new("pizza-bot-logging-test");
+        keychain
+            .set("provider.custom.api_key", "plain-looking-keychain-value-42")
+            .unwrap();
         remember_secret("my-keychain-secret-42");
-        tracing::subscriber::with_default(subscriber, || {
+        tracing::subscriber::with_default(subscriber(Some(writer)), || {
             tracing::warn!(
                 header = "Bearer abcdefgh12345678",
                 "request failed with key sk-ant-api03-DEADBEEF0001 and my-keychain-secret-42"
             );
+            tracing::error!(key = "plain-looking-keychain-value-42", "provider refused");
         });
         drop(guard); // flushes the background writer
         let logged = std::fs::read_to_string(dir.path().join(LOG_FILE)).unwrap();
@@ -121,7 +134,14 @@ mod tests {
             logged.contains("request failed with key [redacted]"),
             "{logged}"
         );
-        for secret in ["DEADBEEF", "abcdefgh12345678", "my-keychain-secret-42"] {
+        assert!(logged.contains("provider refused key="), "{logged}");
+        assert_eq!(logged.matches("[redacted]").count(), 4, "{logged}");
+        for secret in [
+            "DEADBEEF",
+            "abcdefgh12345678",
+            "my-keychain-secret-42",
+            "plain-looking-keychain-value-42",
+        ] {
             assert!(!logged.contains(secret), "{secret} in {logged}");
         }
     }

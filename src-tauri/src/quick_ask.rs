@@ -176,7 +176,8 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
 }
 
 impl<R: Runtime> TauriShell<R> {
-    /// A native file dialog over the main window, filtered to one extension.
+    /// A native file dialog over the main window, filtered to the
+    /// extensions `extension` lists (separated by commas).
     fn file_dialog(
         &self,
         title: String,
@@ -184,12 +185,13 @@ impl<R: Runtime> TauriShell<R> {
         extension: &str,
     ) -> tauri_plugin_dialog::FileDialogBuilder<R> {
         use tauri_plugin_dialog::DialogExt;
+        let extensions: Vec<&str> = extension.split(',').map(str::trim).collect();
         let mut builder = self
             .app
             .dialog()
             .file()
             .set_title(title)
-            .add_filter(filter_name, &[extension]);
+            .add_filter(filter_name, &extensions);
         if let Some(window) = self.app.get_webview_window("main") {
             builder = builder.set_parent(&window);
         }

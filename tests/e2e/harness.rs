@@ -126,6 +126,17 @@ impl App {
     }
 
     pub(crate) async fn start_with(sandbox: &Sandbox, name: &str, launch: Launch) -> Result<Self> {
+        Self::start_with_env(sandbox, name, launch, &[]).await
+    }
+
+    /// Like [`start_with`](Self::start_with), with `env` added to the app's
+    /// environment (e.g. where it looks for local model servers).
+    pub(crate) async fn start_with_env(
+        sandbox: &Sandbox,
+        name: &str,
+        launch: Launch,
+        env: &[(&str, String)],
+    ) -> Result<Self> {
         let binary = app_binary()?;
         let port = free_port()?;
         let data_root = launch.data_root.unwrap_or_else(|| sandbox.data_root());
@@ -136,6 +147,7 @@ impl App {
             // The browser binary inherits the driver's environment.
             .env("TAURI_WEBVIEW_AUTOMATION", "true")
             .envs(app_env(sandbox, &data_root)?)
+            .envs(env.iter().map(|(key, value)| (*key, value)))
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
         #[cfg(unix)]

@@ -2,3 +2,4 @@
 
 pub(crate) mod attachments;
 pub(crate) mod model_picker;
+pub(crate) mod status_bar;

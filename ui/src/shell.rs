@@ -1,15 +1,13 @@
 //! The window's frame: rail, sidebar, main pane and status bar.
 
-use crate::app_state::AppState;
+use crate::components::status_bar::StatusBar;
 use crate::keys::{Shortcut, shortcut};
-use crate::notify::NotificationHint;
 use crate::screen::Screen;
 use crate::screens::automations::{AutomationsPane, AutomationsSidebar};
 use crate::screens::inbox::{
-    self, AttachmentViewer, ConfirmDialog, ContextGauge, DropOverlay, InboxPane, InboxSidebar,
-    state::Inbox,
+    self, AttachmentViewer, ConfirmDialog, DropOverlay, InboxPane, InboxSidebar, state::Inbox,
 };
-use crate::screens::mcp::{McpPane, McpSidebar, McpStatusLine};
+use crate::screens::mcp::{McpPane, McpSidebar};
 use crate::screens::settings::{SettingsPane, SettingsSidebar};
 use crate::screens::skills::{SkillsPane, SkillsSidebar};
 use leptos::prelude::*;
@@ -129,30 +127,6 @@ fn Rail(screen: RwSignal<Screen>) -> impl IntoView {
             <div class="rail__spacer"></div>
             {item(Screen::Settings, "Settings", "⚙", "rail-settings")}
         </nav>
-    }
-}
-
-#[component]
-fn StatusBar(help_open: RwSignal<bool>, screen: RwSignal<Screen>) -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let version = move || {
-        state
-            .info
-            .get()
-            .map(|info| format!("Pizza Bot {}", info.version))
-            .unwrap_or_default()
-    };
-    view! {
-        <footer class="statusbar">
-            <span class="statusbar__item muted">{version}</span>
-            <NotificationHint />
-            <McpStatusLine screen />
-            <span class="statusbar__spacer"></span>
-            <ContextGauge />
-            <button class="statusbar__item link" on:click=move |_| help_open.update(|o| *o = !*o)>
-                "? Shortcuts"
-            </button>
-        </footer>
     }
 }
 

@@ -23,5 +23,11 @@ pub use sink::{ChannelSink, EventSink, NullSink};
 pub use task::{SUBAGENT_MAX_MODEL_CALLS, Subagent, TASK_TOOL, UnavailableSkill, task_spec};
 pub use turn::{AWAITING_DECISION, OpenedTurn};
 
+/// How full the context was at a thread's last model call, from its head
+/// checkpoint's metadata (`None` before any call with a known window).
+pub fn stored_context(metadata: Option<&serde_json::Value>) -> Option<pizza_protocol::ContextUse> {
+    meta::StepMeta::stored_context(metadata)
+}
+
 /// Re-exported so hosts need not depend on tokio-util.
 pub use pizza_llm::CancellationToken;

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use pizza_protocol::ContextUse;
 use pizza_tools::FileState;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -24,6 +25,9 @@ pub(crate) struct StepMeta {
     pub(crate) counted: Vec<String>,
     /// Older turns replaced by a summary in what the model is sent.
     pub(crate) summary: Option<Summary>,
+    /// The context at the last model call of the thread, so a thread
+    /// opened later shows how full it is without a new call.
+    pub(crate) context: Option<ContextUse>,
     /// Gated calls the user approved (with possibly edited arguments),
     /// by call id, until they have run.
     pub(crate) approved: BTreeMap<String, Approved>,
@@ -89,6 +93,12 @@ impl StepMeta {
         metadata
             .and_then(|m| serde_json::from_value(m.clone()).ok())
             .unwrap_or_default()
+    }
+
+    /// How full the context was at the thread's last model call, as the
+    /// head checkpoint's metadata recorded it.
+    pub(crate) fn stored_context(metadata: Option<&Value>) -> Option<ContextUse> {
+        Self::read(metadata).context
     }
 
     /// A new user message: a fresh budget, and nothing left of the last

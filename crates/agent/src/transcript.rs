@@ -6,7 +6,9 @@
 use std::collections::HashSet;
 
 use pizza_llm::{ContentPart, Message as LlmMessage, Role as LlmRole, ToolCall};
-use pizza_store::{AttachmentRef, Message as StoredMessage, NewMessage, Part, ResultPart, Role};
+use pizza_store::{
+    AttachmentRef, CitedSource, Message as StoredMessage, NewMessage, Part, ResultPart, Role,
+};
 use pizza_tools::{OutputPart, ToolOutput};
 use serde_json::Value;
 
@@ -87,8 +89,11 @@ pub(crate) fn tool_parts_message(
 
 /// The assistant message to store for a model's answer: its text, its
 /// reasoning with the signature or encrypted payload the provider needs to
-/// accept it again, and its tool calls.
-pub(crate) fn assistant_message(message: &LlmMessage) -> Option<NewMessage> {
+/// accept it again, its tool calls, and last what it cites.
+pub(crate) fn assistant_message(
+    message: &LlmMessage,
+    sources: &[pizza_llm::Source],
+) -> Option<NewMessage> {
     let mut parts = Vec::new();
     let mut calls = Vec::new();
     for part in &message.content {
@@ -119,11 +124,24 @@ pub(crate) fn assistant_message(message: &LlmMessage) -> Option<NewMessage> {
     if parts.is_empty() {
         return None;
     }
+    if !sources.is_empty() {
+        parts.push(Part::Sources {
+            sources: sources
+                .iter()
+                .map(|source| CitedSource {
+                    url: source.url.clone(),
+                    title: source.title.clone(),
+                    cited_text: source.cited_text.clone(),
+                })
+                .collect(),
+        });
+    }
     Some(NewMessage::new(Role::Assistant, parts, message.text()).with_tool_calls(calls))
 }
 
 /// One stored message as the model reads it, or `None` for what the model
 /// never sees (notices, app system rows, turns with nothing left to send).
+/// Sources stay behind: no provider takes citations back as input.
 /// Reasoning goes back with its signature so the provider accepts the turn;
 /// reasoning without one (written before signatures were kept) is dropped,
 /// as a provider would refuse it.
@@ -170,7 +188,7 @@ pub(crate) fn to_model_message(message: &StoredMessage) -> Result<Option<LlmMess
             Part::Image { attachment } | Part::Document { attachment } => {
                 out.push(attachment_reference(attachment, part));
             }
-            Part::Reasoning { .. } | Part::Notice { .. } => {}
+            Part::Reasoning { .. } | Part::Notice { .. } | Part::Sources { .. } => {}
         }
     }
     // A turn of only reasoning carries nothing the model can use.

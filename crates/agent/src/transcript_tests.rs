@@ -38,7 +38,7 @@ fn calls(ids: &[&str]) -> LlmMessage {
 fn pending_calls_are_the_unanswered_calls_of_the_last_assistant_turn() {
     let mut messages = vec![
         stored(1, user_message("hi", &[])),
-        stored(2, assistant_message(&calls(&["a", "b", "c"])).unwrap()),
+        stored(2, assistant_message(&calls(&["a", "b", "c"]), &[]).unwrap()),
         stored(3, tool_result_message("b", "ok", false)),
     ];
     let ids: Vec<String> = pending_calls(&messages)
@@ -66,7 +66,7 @@ fn reasoning_is_replayed_with_its_signature_and_notices_never_sent() {
             ContentPart::text("Hello"),
         ],
     );
-    let message = stored(1, assistant_message(&answer).unwrap());
+    let message = stored(1, assistant_message(&answer, &[]).unwrap());
     assert_eq!(
         message.content,
         vec![
@@ -121,4 +121,41 @@ fn tool_results_round_trip_to_the_model() {
             is_error: true
         }]
     );
+}
+
+#[test]
+fn sources_are_stored_after_the_answer_and_never_sent_back() {
+    let answer = LlmMessage::assistant("Rome was founded in 753 BC.");
+    let sources = [
+        pizza_llm::Source::web("https://a.example/rome", Some("Rome"))
+            .with_cited_text(Some("753 BC")),
+        pizza_llm::Source::web("", Some("notes.pdf")),
+    ];
+    let message = stored(1, assistant_message(&answer, &sources).unwrap());
+    assert_eq!(
+        message.content[1],
+        Part::Sources {
+            sources: vec![
+                pizza_store::CitedSource {
+                    url: Some("https://a.example/rome".into()),
+                    title: Some("Rome".into()),
+                    cited_text: Some("753 BC".into()),
+                },
+                pizza_store::CitedSource {
+                    url: None,
+                    title: Some("notes.pdf".into()),
+                    cited_text: None,
+                },
+            ]
+        }
+    );
+    assert_eq!(message.text, "Rome was founded in 753 BC.");
+    let sent = to_model_message(&message).unwrap().unwrap();
+    assert_eq!(
+        sent.content,
+        vec![ContentPart::text("Rome was founded in 753 BC.")]
+    );
+    // Sources alone are no answer.
+    let empty = LlmMessage::new(LlmRole::Assistant, Vec::new());
+    assert!(assistant_message(&empty, &sources).is_none());
 }

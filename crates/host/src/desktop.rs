@@ -111,7 +111,8 @@ pub struct OpenDialog {
     pub title: String,
     /// The file-type filter's name, e.g. "Skill ZIP".
     pub filter_name: String,
-    /// Its extension, without the dot.
+    /// Its extension, without the dot; several are separated by commas
+    /// (`json,jsonl`).
     pub extension: String,
 }
 

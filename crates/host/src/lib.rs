@@ -4,11 +4,13 @@ mod activity;
 mod approvals;
 mod attachments;
 mod automations;
+mod composer;
 mod data_root;
 mod desktop;
 mod error;
 mod events;
 mod grants;
+mod logs;
 mod mcp;
 mod memory;
 mod notify;
@@ -27,6 +29,7 @@ pub use automations::PowerEvent;
 pub use data_root::{DATA_VERSION, DataRoot};
 pub use desktop::{DesktopShell, OpenDialog, SaveDialog, ShortcutError};
 pub use error::{HostError, Result};
+pub use logs::{LOG_FILE_NAME, diagnostics::Platform};
 pub use notify::{
     NoNotifier, Notification, NotificationDecision, NotificationKind, Notifier, NotifyError,
     PendingApproval,
@@ -36,6 +39,7 @@ pub use notify::{
 pub use pizza_sandbox::{
     WORKER_ARG as EVAL_WORKER_ARG, WorkerCommand, worker_main as eval_worker_main,
 };
+pub use providers::{LOCAL_PROBES_ENV, LocalProbe};
 pub use runs::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 pub use secrets::{NoSecretStore, SecretError, SecretStore};
 pub use shutdown::ShutdownReport;
@@ -53,9 +57,10 @@ pub struct HostOptions {
     /// Where provider secrets go. The default has no keychain and refuses
     /// every call: there is never a plaintext fallback.
     pub secrets: Arc<dyn SecretStore>,
-    /// Where to look for a local Ollama that needs no configuration
-    /// (`None`: don't look; tests turn it off).
-    pub ollama_probe: Option<String>,
+    /// Where to look for model servers on this machine (Ollama, llama.cpp,
+    /// LM Studio) to offer in Settings › Providers; empty: don't look
+    /// (tests turn it off). `PIZZA_LOCAL_PROBES` overrides the defaults.
+    pub local_probes: Vec<LocalProbe>,
     /// Where run outcomes are announced. The default has none: outcomes
     /// show in the window only.
     pub notifier: Arc<dyn Notifier>,
@@ -76,7 +81,7 @@ impl Default for HostOptions {
             wall_clock: Arc::new(pizza_scheduler::SystemClock::new()),
             clock: Arc::new(SystemClock),
             secrets: Arc::new(NoSecretStore),
-            ollama_probe: Some(pizza_providers::OLLAMA_BASE_URL.to_owned()),
+            local_probes: LocalProbe::from_env(),
             notifier: Arc::new(NoNotifier),
             builtin_skills: None,
             builtin_plugins: None,
@@ -93,10 +98,24 @@ impl HostOptions {
         self
     }
 
-    /// Where to look for a local Ollama; `None` turns detection off.
+    /// `None` turns looking for local model servers off; `Some(address)`
+    /// looks for Ollama only, at `host:port`.
     #[must_use]
-    pub fn with_ollama_probe(mut self, url: Option<String>) -> Self {
-        self.ollama_probe = url;
+    pub fn with_ollama_probe(mut self, address: Option<String>) -> Self {
+        self.local_probes = address
+            .map(|address| LocalProbe {
+                kind: pizza_protocol::LocalServerKind::Ollama,
+                address,
+            })
+            .into_iter()
+            .collect();
+        self
+    }
+
+    /// Where to look for model servers on this machine.
+    #[must_use]
+    pub fn with_local_probes(mut self, probes: Vec<LocalProbe>) -> Self {
+        self.local_probes = probes;
         self
     }
 
@@ -233,7 +252,7 @@ impl Host {
         let providers = Arc::new(providers::ProviderService::new(
             store.clone(),
             options.secrets,
-            options.ollama_probe,
+            options.local_probes,
         ));
         let runs = Arc::new(runs::RunService::new(
             runs::RunDeps {

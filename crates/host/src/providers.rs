@@ -1,14 +1,18 @@
-//! `provider_list` / `provider_configure` / `provider_remove` / `provider_test`.
+//! `provider_list` / `provider_configure` / `provider_remove` / `provider_test`,
+//! and the person's own OpenAI-compatible servers (`provider_add`).
 //!
 //! Secrets go to the [`SecretStore`](crate::SecretStore) (the OS keychain);
 //! the database keeps only references. No answer ever carries a secret.
 
+mod compatible;
 mod config;
 mod errors;
+mod local;
 mod models;
 mod state;
 
 pub(crate) use config::StoredProvider;
+pub use local::{LOCAL_PROBES_ENV, LocalProbe};
 pub(crate) use state::ProviderService;
 
 use crate::Host;
@@ -17,22 +21,36 @@ use config::{
 };
 use errors::{catalog_status, error_status, llm_error};
 use pizza_protocol::{
-    ApiError, AuthField, AuthFieldKind, ModelInfo, ProviderConfigureParams, ProviderIdParams,
-    ProviderInfo, ProviderList, ProviderListParams, ProviderStatus, ProviderTestResult,
+    ApiError, AuthField, AuthFieldKind, COMPATIBLE_PREFIX, LocalServerList, ModelEnablement,
+    ModelInfo, ProviderAddParams, ProviderConfigureParams, ProviderDiscoverParams,
+    ProviderIdParams, ProviderInfo, ProviderList, ProviderListParams, ProviderStatus,
+    ProviderTestResult,
 };
 use pizza_protocol::{
     ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams, ModelList, ModelListParams,
     ModelOverride, ModelOverrideSetParams,
 };
 use pizza_providers::ModelCatalog;
-use pizza_providers::{FieldKind, ProviderDescriptor, build_provider, provider_descriptors};
-use state::{OLLAMA, unknown_provider};
+use pizza_providers::{
+    FieldKind, ProviderDescriptor, build_provider, provider_descriptor, provider_descriptors,
+};
+use state::unknown_provider;
+use std::collections::BTreeMap;
 
 fn descriptor(id: &str) -> Result<ProviderDescriptor, ApiError> {
-    provider_descriptors()
-        .into_iter()
-        .find(|d| d.id == id)
-        .ok_or_else(|| unknown_provider(id))
+    provider_descriptor(id).ok_or_else(|| unknown_provider(id))
+}
+
+/// A provider's name in the window: a compatible server's own name.
+fn display_name(
+    id: &str,
+    descriptor: &ProviderDescriptor,
+    stored: Option<&StoredProvider>,
+) -> String {
+    stored
+        .filter(|_| id.starts_with(COMPATIBLE_PREFIX))
+        .and_then(|s| s.values.get("name").cloned())
+        .unwrap_or_else(|| descriptor.display_name.to_owned())
 }
 
 impl ProviderService {
@@ -41,14 +59,27 @@ impl ProviderService {
         _params: ProviderListParams,
     ) -> Result<ProviderList, ApiError> {
         self.providers_loaded().await;
-        self.detect_ollama().await;
-        let descriptors = provider_descriptors();
+        let compatible: Vec<String> = self
+            .memory()
+            .configs
+            .keys()
+            .filter(|id| id.starts_with(COMPATIBLE_PREFIX))
+            .cloned()
+            .collect();
+        let ids: Vec<String> = provider_descriptors()
+            .iter()
+            .map(|d| d.id.to_owned())
+            .chain(compatible)
+            .collect();
         let statuses =
-            futures::future::join_all(descriptors.iter().map(|d| self.provider_status(d.id))).await;
-        let providers = descriptors
+            futures::future::join_all(ids.iter().map(|id| self.provider_status(id))).await;
+        let providers = ids
             .iter()
             .zip(statuses)
-            .map(|(d, status)| self.provider_info(d, status))
+            .filter_map(|(id, status)| {
+                let descriptor = provider_descriptor(id)?;
+                Some(self.provider_info(id, &descriptor, status))
+            })
             .collect();
         Ok(ProviderList { providers })
     }
@@ -58,11 +89,29 @@ impl ProviderService {
         params: ProviderConfigureParams,
     ) -> Result<ProviderInfo, ApiError> {
         let state = self.providers_loaded().await;
-        let descriptor = descriptor(params.id.trim())?;
-        let id = descriptor.id;
+        let id = params.id.trim();
+        let descriptor = descriptor(id)?;
         let _write = state.writes.lock().await;
-        if let Some(unknown) = params
-            .fields
+        // A compatible server is made by `provider_add`; configure edits it.
+        if id.starts_with(COMPATIBLE_PREFIX) && !state.memory().configs.contains_key(id) {
+            return Err(ApiError::not_found(format!(
+                "There is no server “{id}”; add it first."
+            )));
+        }
+        self.configure_locked(id, &descriptor, &params.fields, params.enablement)
+            .await
+    }
+
+    /// Validates and saves `fields`; the caller holds `writes`.
+    pub(super) async fn configure_locked(
+        &self,
+        id: &str,
+        descriptor: &ProviderDescriptor,
+        fields: &BTreeMap<String, String>,
+        enablement: Option<ModelEnablement>,
+    ) -> Result<ProviderInfo, ApiError> {
+        let state = self;
+        if let Some(unknown) = fields
             .keys()
             .find(|k| !descriptor.fields.iter().any(|f| f.key == k.as_str()))
         {
@@ -73,14 +122,14 @@ impl ProviderService {
         }
         let previous = state.memory().configs.get(id).cloned();
         let mut next = previous.clone().unwrap_or_default();
-        if let Some(enablement) = params.enablement {
+        if let Some(enablement) = enablement {
             validate_enablement(&enablement)?;
             next.enablement = enablement;
         }
         // Secrets typed in now: written to the keychain only once everything validated.
         let mut new_secrets: Vec<(String, String)> = Vec::new();
         for field in &descriptor.fields {
-            let Some(input) = params.fields.get(field.key) else {
+            let Some(input) = fields.get(field.key) else {
                 continue;
             };
             if field.secret {
@@ -141,14 +190,11 @@ impl ProviderService {
             let mut memory = state.memory();
             memory.configs.insert(id.to_owned(), next);
             memory.broken.remove(id);
-            if id == OLLAMA {
-                memory.ollama_detected = false;
-            }
         }
         state.catalog.register(provider);
         tracing::info!(provider_id = id, "provider configured");
         let status = self.provider_status(id).await;
-        Ok(self.provider_info(&descriptor, status))
+        Ok(self.provider_info(id, descriptor, status))
     }
 
     pub(crate) async fn provider_remove(
@@ -156,16 +202,21 @@ impl ProviderService {
         params: ProviderIdParams,
     ) -> Result<ProviderList, ApiError> {
         let state = self.providers_loaded().await;
-        let descriptor = descriptor(params.id.trim())?;
-        let id = descriptor.id;
+        let id = params.id.trim();
+        let descriptor = descriptor(id)?;
         {
             let _write = state.writes.lock().await;
             let Some(stored) = state.memory().configs.get(id).cloned() else {
                 return Err(ApiError::not_found(format!(
                     "{} is not configured.",
-                    descriptor.display_name
+                    display_name(id, &descriptor, None)
                 )));
             };
+            if id.starts_with(COMPATIBLE_PREFIX) {
+                // Off the list first: a crash between the two writes leaves
+                // an orphaned config, never a listed server without one.
+                self.forget_compatible(id).await?;
+            }
             self.delete_provider_config(id).await?;
             {
                 let mut memory = state.memory();
@@ -190,8 +241,8 @@ impl ProviderService {
         params: ProviderIdParams,
     ) -> Result<ProviderTestResult, ApiError> {
         let state = self.providers_loaded().await;
-        let descriptor = descriptor(params.id.trim())?;
-        let id = descriptor.id;
+        let id = params.id.trim();
+        let descriptor = descriptor(id)?;
         // A working provider is only asked again: rebuilding it would drop the
         // last good list that a failed retry must keep (Degraded, not Error).
         let healthy = !state.memory().broken.contains_key(id)
@@ -205,14 +256,13 @@ impl ProviderService {
                 models: listing
                     .models
                     .iter()
-                    .map(|m| models::model_info(id, m, enablement.allows(&m.id)))
+                    .map(|m| models::model_info(id, m, &listing, enablement.allows(&m.id)))
                     .collect::<Vec<ModelInfo>>(),
             });
         }
         let stored = state.memory().configs.get(id).cloned();
         let provider = match stored {
             Some(stored) => state.build_stored(id, &stored).await,
-            None if id == OLLAMA && state.memory().ollama_detected => state.detected_ollama(),
             None => {
                 return Err(ApiError::invalid_input(format!(
                     "{} is not configured.",
@@ -239,7 +289,7 @@ impl ProviderService {
             models: listing
                 .models
                 .iter()
-                .map(|m| models::model_info(id, m, enablement.allows(&m.id)))
+                .map(|m| models::model_info(id, m, &listing, enablement.allows(&m.id)))
                 .collect::<Vec<ModelInfo>>(),
         })
     }
@@ -258,13 +308,14 @@ impl ProviderService {
         }
     }
 
-    fn provider_info(
+    pub(super) fn provider_info(
         &self,
+        id: &str,
         descriptor: &ProviderDescriptor,
         status: ProviderStatus,
     ) -> ProviderInfo {
         let memory = self.memory();
-        let stored = memory.configs.get(descriptor.id);
+        let stored = memory.configs.get(id);
         let fields = descriptor
             .fields
             .iter()
@@ -292,11 +343,11 @@ impl ProviderService {
             })
             .collect();
         ProviderInfo {
-            id: descriptor.id.to_owned(),
-            name: descriptor.display_name.to_owned(),
+            id: id.to_owned(),
+            name: display_name(id, descriptor, stored),
             status,
             configured: stored.is_some(),
-            detected: stored.is_none() && descriptor.id == OLLAMA && memory.ollama_detected,
+            compatible: id.starts_with(COMPATIBLE_PREFIX),
             fields,
             values: stored.map(|s| s.values.clone()).unwrap_or_default(),
             enablement: stored.map(|s| s.enablement.clone()).unwrap_or_default(),
@@ -362,6 +413,19 @@ impl Host {
         self.providers().provider_test(params).await
     }
 
+    /// Adds one of the person's OpenAI-compatible servers as its own provider.
+    pub async fn provider_add(&self, params: ProviderAddParams) -> Result<ProviderInfo, ApiError> {
+        self.providers().provider_add(params).await
+    }
+
+    /// Looks for model servers on this machine (short timeouts).
+    pub async fn provider_discover(
+        &self,
+        params: ProviderDiscoverParams,
+    ) -> Result<LocalServerList, ApiError> {
+        self.providers().provider_discover(params).await
+    }
+
     pub async fn model_list(&self, params: ModelListParams) -> Result<ModelList, ApiError> {
         self.providers().model_list(params).await
     }
@@ -396,3 +460,6 @@ impl Host {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod compatible_tests;

@@ -434,6 +434,8 @@ impl Host {
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(test)]
+mod tests_context;
+#[cfg(test)]
 mod tests_hitl;
 #[cfg(test)]
 mod tests_queue;

@@ -4,11 +4,10 @@ use crate::events::AppEvents;
 use crate::runs::registry::RunRegistry;
 use crate::{Host, HostError};
 use pizza_protocol::{
-    ApiError, AppEvent, CheckpointView, Folder, FolderCreateParams, FolderDeleteParams,
-    FolderListParams, FolderUpdateParams, RunBrief, SearchHit, SnippetPart, ThreadCreateParams,
-    ThreadDetail, ThreadForkParams, ThreadGetParams, ThreadIdParams, ThreadListParams,
-    ThreadListResponse, ThreadSearchParams, ThreadSummary, ThreadUpdateParams, ThreadView,
-    ViewCounts,
+    ApiError, AppEvent, Folder, FolderCreateParams, FolderDeleteParams, FolderListParams,
+    FolderUpdateParams, RunBrief, SearchHit, SnippetPart, ThreadCreateParams, ThreadDetail,
+    ThreadForkParams, ThreadGetParams, ThreadIdParams, ThreadListParams, ThreadListResponse,
+    ThreadSearchParams, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
 };
 use pizza_store as store;
 use std::collections::HashMap;
@@ -17,6 +16,8 @@ use std::sync::Arc;
 mod convert;
 mod delegations;
 mod export;
+mod history;
+mod import;
 
 pub(crate) use convert::{message_view, summary};
 
@@ -139,10 +140,12 @@ impl ThreadService {
             has_more_before: page.has_more,
             // An interrupt the agent wrote always parses; a damaged one shows none.
             pending_interrupt: head
-                .into_iter()
-                .next()
-                .and_then(|c| c.interrupt)
+                .first()
+                .and_then(|c| c.interrupt.clone())
                 .and_then(|value| serde_json::from_value(value).ok()),
+            context: head
+                .first()
+                .and_then(|c| pizza_agent::stored_context(Some(&c.metadata))),
             queued: queued.into_iter().map(Into::into).collect(),
             resumable,
             delegations,
@@ -187,11 +190,7 @@ impl ThreadService {
             .thread(&params.thread_id)
             .await
             .map_err(store_err)?;
-        // Two rows with one title would be indistinguishable in the sidebar.
-        let title: String = format!("{} (fork)", parent.title)
-            .chars()
-            .take(FORK_TITLE_MAX)
-            .collect();
+        let title = fork_title(&parent.title);
         let thread = self
             .store
             .fork_thread(&params.thread_id, &params.message_id, Some(&title))
@@ -199,28 +198,6 @@ impl ThreadService {
             .map_err(store_err)?;
         self.threads_changed(Some(&thread.id));
         Ok(summary(thread))
-    }
-
-    pub(crate) async fn thread_history(
-        &self,
-        params: ThreadIdParams,
-    ) -> Result<Vec<CheckpointView>, ApiError> {
-        let checkpoints = self
-            .store
-            .history(&params.thread_id, None, store::HISTORY_PAGE_MAX)
-            .await
-            .map_err(store_err)?;
-        Ok(checkpoints
-            .into_iter()
-            .map(|c| CheckpointView {
-                id: c.id,
-                parent_id: c.parent_id,
-                message_seq: c.message_seq,
-                files_version: c.files_version,
-                has_interrupt: c.interrupt.is_some(),
-                created_at: c.created_at,
-            })
-            .collect())
     }
 
     pub(crate) async fn thread_search(
@@ -355,13 +332,6 @@ impl Host {
         self.inner.threads.thread_fork(params).await
     }
 
-    pub async fn thread_history(
-        &self,
-        params: ThreadIdParams,
-    ) -> Result<Vec<CheckpointView>, ApiError> {
-        self.inner.threads.thread_history(params).await
-    }
-
     pub async fn thread_search(
         &self,
         params: ThreadSearchParams,
@@ -391,6 +361,15 @@ impl Host {
     ) -> Result<pizza_protocol::ThreadExportResponse, ApiError> {
         self.inner.threads.thread_export(params).await
     }
+}
+
+/// A fork's title: two rows with one title would be indistinguishable in
+/// the sidebar.
+fn fork_title(parent: &str) -> String {
+    format!("{parent} (fork)")
+        .chars()
+        .take(FORK_TITLE_MAX)
+        .collect()
 }
 
 /// A run as lists show it. The store keeps the error code as the protocol
@@ -439,3 +418,5 @@ fn snippet_parts(snippet: &str) -> Vec<SnippetPart> {
 
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod tests_answers;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::client::EventStream;
 use crate::error::{Error, Result};
-use crate::event::{StopReason, StreamEvent, Usage};
+use crate::event::{Source, StopReason, StreamEvent, Usage};
 use crate::message::{ContentPart, Message, Role, ToolCall};
 
 /// A finished model call.
@@ -16,6 +16,9 @@ pub struct Completion {
     pub message: Message,
     pub usage: Usage,
     pub stop_reason: StopReason,
+    /// What the answer cites, each source once, in the order first cited.
+    /// Kept apart from the message: it is shown, never sent to a model.
+    pub sources: Vec<Source>,
 }
 
 /// Accumulates events; [`StreamCollector::finish`] yields the [`Completion`].
@@ -28,6 +31,7 @@ pub struct StreamCollector {
     calls: HashMap<u32, (usize, String)>,
     usage: Usage,
     stop: Option<StopReason>,
+    sources: Vec<Source>,
 }
 
 impl StreamCollector {
@@ -89,8 +93,28 @@ impl StreamCollector {
                 }
             }
             StreamEvent::ToolCallEnd { .. } => {}
+            StreamEvent::Source(source) => self.add_source(source),
             StreamEvent::Usage(usage) => self.usage.merge(&usage),
             StreamEvent::Stop { reason } => self.stop = Some(reason),
+        }
+    }
+
+    /// A source cited again keeps its first place; what the first citation
+    /// lacked (a title, the quoted text) the later one may fill in.
+    fn add_source(&mut self, source: Source) {
+        if source.is_empty() {
+            return;
+        }
+        match self.sources.iter_mut().find(|known| known.same_as(&source)) {
+            Some(known) => {
+                if known.title.is_none() {
+                    known.title = source.title;
+                }
+                if known.cited_text.is_none() {
+                    known.cited_text = source.cited_text;
+                }
+            }
+            None => self.sources.push(source),
         }
     }
 
@@ -120,6 +144,7 @@ impl StreamCollector {
             message: Message::new(Role::Assistant, self.parts),
             usage: self.usage,
             stop_reason,
+            sources: self.sources,
         })
     }
 }
@@ -221,6 +246,43 @@ mod tests {
         assert_eq!(done.usage.input_tokens, 10);
         assert_eq!(done.usage.output_tokens, 5);
         assert_eq!(done.stop_reason, StopReason::ToolUse);
+    }
+
+    #[test]
+    fn sources_are_kept_once_in_the_order_first_cited() {
+        let mut c = StreamCollector::new();
+        for event in [
+            StreamEvent::TextDelta {
+                text: "Rome was founded".into(),
+            },
+            StreamEvent::Source(Source::web("https://a.example/rome", None)),
+            StreamEvent::Source(Source::web("https://b.example/", Some("B"))),
+            StreamEvent::Source(
+                Source::web("https://a.example/rome", Some("Rome")).with_cited_text(Some("753 BC")),
+            ),
+            StreamEvent::Source(Source::web("", Some(" "))),
+            StreamEvent::Stop {
+                reason: StopReason::EndTurn,
+            },
+        ] {
+            c.push(event);
+        }
+        let done = c.finish().unwrap();
+        assert_eq!(
+            done.message.content,
+            vec![ContentPart::text("Rome was founded")]
+        );
+        assert_eq!(
+            done.sources,
+            vec![
+                Source {
+                    url: Some("https://a.example/rome".into()),
+                    title: Some("Rome".into()),
+                    cited_text: Some("753 BC".into()),
+                },
+                Source::web("https://b.example/", Some("B")),
+            ]
+        );
     }
 
     #[test]

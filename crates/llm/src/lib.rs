@@ -12,7 +12,7 @@ mod request;
 pub use client::{AttachmentLimits, AttachmentSupport, EventStream, ModelClient, ModelDescriptor};
 pub use collect::{Completion, StreamCollector, collect_stream};
 pub use error::{Error, ErrorKind, Result};
-pub use event::{StopReason, StreamEvent, Usage};
+pub use event::{Source, StopReason, StreamEvent, Usage};
 #[cfg(feature = "test-support")]
 pub use fake::{FakeModel, FakeStep, FakeTurn};
 pub use message::{ContentPart, DocumentSource, ImageSource, Message, Role, ToolCall};

@@ -75,6 +75,14 @@ macro_rules! commands {
 commands! {
     /// Name, version, data root and build of the running app.
     AppInfo = "app_info", crate::AppInfoParams => crate::AppInfo;
+    /// What a bug report needs (versions, system, provider and MCP states),
+    /// as text; never a secret.
+    AppDiagnostics = "app_diagnostics", crate::AppDiagnosticsParams => crate::AppDiagnostics;
+    /// The newest log lines across the rotated files, filtered by level and
+    /// text; newest last.
+    LogRead = "log_read", crate::LogReadParams => crate::LogRead;
+    /// Shows the log folder in the system's file manager.
+    LogOpenFolder = "log_open_folder", crate::LogOpenFolderParams => ();
     /// The UI preferences.
     SettingsGet = "settings_get", crate::SettingsGetParams => crate::Settings;
     /// Changes some UI preferences; answers the whole new value.
@@ -101,6 +109,17 @@ commands! {
     ThreadFork = "thread_fork", crate::ThreadForkParams => crate::ThreadSummary;
     /// The thread's checkpoints, newest first.
     ThreadHistory = "thread_history", crate::ThreadIdParams => Vec<crate::CheckpointView>;
+    /// The state at one checkpoint, read-only: a page of its messages and its files.
+    CheckpointGet = "checkpoint_get", crate::CheckpointGetParams => crate::CheckpointState;
+    /// A new thread that starts as the thread was at a checkpoint.
+    CheckpointFork = "checkpoint_fork", crate::CheckpointForkParams => crate::ThreadSummary;
+    /// The files the agent wrote in the thread, now or at a checkpoint.
+    ThreadFileList = "thread_file_list", crate::ThreadFileListParams => Vec<crate::ThreadFileView>;
+    /// One state file with a preview (text, a simple image, or none).
+    ThreadFileGet = "thread_file_get", crate::ThreadFileParams => crate::ThreadFileContent;
+    /// Saves a state file where the person chooses in the native save
+    /// dialog; `None` when they cancelled.
+    ThreadFileSave = "thread_file_save", crate::ThreadFileParams => Option<crate::ThreadFileSaved>;
     /// Full-text search over every message.
     ThreadSearch = "thread_search", crate::ThreadSearchParams => Vec<crate::SearchHit>;
     /// Asks where to save an export in the native save dialog; `None` when
@@ -109,6 +128,16 @@ commands! {
     /// Writes the thread as Markdown or JSON Lines to the file chosen with
     /// `export_choose`; `PERMISSION_DENIED` without a fresh token.
     ThreadExport = "thread_export", crate::ThreadExportParams => crate::ThreadExportResponse;
+    /// Asks for a file to import in the native open dialog; `None` when the
+    /// person cancelled. The path it answers goes to `thread_import_preview`.
+    ThreadImportChoose = "thread_import_choose", crate::ThreadImportChooseParams => Option<String>;
+    /// What importing a file would bring in (its format, the conversations
+    /// with titles, times and message counts); writes nothing.
+    ThreadImportPreview = "thread_import_preview", crate::ThreadImportParams => crate::ThreadImportPreview;
+    /// Imports every conversation of a Pizza Bot JSON Lines export or a
+    /// ChatGPT or Claude.ai `conversations.json` as read threads, all or
+    /// none; `INVALID_INPUT` names the bad line.
+    ThreadImport = "thread_import", crate::ThreadImportParams => Vec<crate::ThreadSummary>;
 
     /// Every granted folder.
     GrantList = "grant_list", crate::GrantListParams => crate::GrantList;
@@ -143,6 +172,12 @@ commands! {
     ProviderRemove = "provider_remove", crate::ProviderIdParams => crate::ProviderList;
     /// Lists the provider's models now (no cache) and reports its status.
     ProviderTest = "provider_test", crate::ProviderIdParams => crate::ProviderTestResult;
+    /// Adds a named OpenAI-compatible server as a provider of its own
+    /// (`compatible:<slug>`); `CONFLICT` when the name is taken.
+    ProviderAdd = "provider_add", crate::ProviderAddParams => crate::ProviderInfo;
+    /// Looks for Ollama, a llama.cpp server and LM Studio on this machine
+    /// (short timeouts); lists those that answer.
+    ProviderDiscover = "provider_discover", crate::ProviderDiscoverParams => crate::LocalServerList;
     /// The models of every usable provider.
     ModelList = "model_list", crate::ModelListParams => crate::ModelList;
     /// The default model: the user's choice, else the automatic pick.
@@ -175,6 +210,14 @@ commands! {
     QueueAdd = "queue_add", crate::QueueAddParams => crate::QueueAddResponse;
     /// Removes a queued message before it is sent.
     QueueRemove = "queue_remove", crate::QueueRemoveParams => ();
+    /// Every thread's unsent draft and the prompts sent, for the composer
+    /// after a restart.
+    ComposerGet = "composer_get", crate::ComposerGetParams => crate::ComposerState;
+    /// Keeps a thread's unsent text (empty clears it); `NOT_FOUND` for a
+    /// deleted thread.
+    ComposerDraftSave = "composer_draft_save", crate::ComposerDraftSaveParams => ();
+    /// Remembers a sent prompt for ↑ recall; only the newest 100 are kept.
+    ComposerHistoryAdd = "composer_history_add", crate::ComposerHistoryAddParams => ();
     /// Streams the thread's run events: the buffered ones after `since`, then
     /// the live ones, until `thread_unsubscribe` or the window goes.
     ThreadSubscribe = "thread_subscribe", crate::ThreadSubscribeParams => crate::ThreadSubscribeResponse,

@@ -5,12 +5,16 @@ mod approval;
 mod attachment;
 mod automations;
 mod command;
+mod composer;
 mod desktop;
 mod error;
 mod event;
 mod folder;
 mod grant;
+mod history;
+mod import;
 mod link;
+mod logs;
 mod mcp;
 mod memory;
 mod notification;
@@ -42,6 +46,10 @@ pub use automations::{
 pub use command::{
     COMMANDS, Command, STREAM_CHANNEL_ARG, STREAMING_COMMANDS, StreamingCommand, cmd,
 };
+pub use composer::{
+    ComposerDraftSaveParams, ComposerGetParams, ComposerHistoryAddParams, ComposerState, Draft,
+    PROMPT_HISTORY_MAX,
+};
 pub use desktop::{
     DEFAULT_QUICK_ASK_SHORTCUT, QuickAskHideParams, QuickAskOpenThreadParams, ShortcutGetParams,
     ShortcutSetParams, ShortcutStatus,
@@ -56,7 +64,21 @@ pub use grant::{
     GRANT_ID_MAX, GRANT_PATH_MAX, GrantAccess, GrantAddParams, GrantList, GrantListParams,
     GrantRemoveParams, GrantUpdateParams, GrantView,
 };
+pub use history::{
+    CheckpointForkParams, CheckpointGetParams, CheckpointSource, CheckpointState, CheckpointView,
+    FILE_PREVIEW_MAX_BYTES, FilePreview, ThreadFileContent, ThreadFileListParams, ThreadFileParams,
+    ThreadFileSaved, ThreadFileView,
+};
+pub use import::{
+    IMPORT_PREVIEW_MAX, ImportConversation, ImportFormat, ThreadImportChooseParams,
+    ThreadImportParams, ThreadImportPreview,
+};
 pub use link::{LINK_MAX, LinkOpenParams, is_external_link};
+pub use logs::{
+    AppDiagnostics, AppDiagnosticsParams, LOG_LINE_MAX_CHARS, LOG_QUERY_MAX_CHARS,
+    LOG_READ_DEFAULT_LINES, LOG_READ_MAX_LINES, LogLevel, LogLine, LogOpenFolderParams, LogRead,
+    LogReadParams,
+};
 pub use mcp::{
     McpEntryValue, McpImportCandidate, McpImportParams, McpImportPreview, McpImportPreviewParams,
     McpImportSource, McpKeyValue, McpServerEntry, McpServerIdParams, McpServerList,
@@ -75,10 +97,12 @@ pub use plugin::{
     PluginListParams, PluginNameParams, PluginSetEnabledParams, PluginStatus, PluginView,
 };
 pub use provider::{
-    AuthField, AuthFieldKind, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams,
-    ModelEnablement, ModelInfo, ModelList, ModelListParams, ModelOverride, ModelOverrideSetParams,
-    ProviderCatalogState, ProviderConfigureParams, ProviderIdParams, ProviderInfo, ProviderList,
-    ProviderListParams, ProviderStatus, ProviderTestResult,
+    AuthField, AuthFieldKind, COMPATIBLE_PREFIX, ContextSource, LocalServer, LocalServerKind,
+    LocalServerList, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams, ModelEnablement,
+    ModelInfo, ModelList, ModelListParams, ModelOverride, ModelOverrideSetParams, ModelPrice,
+    ProviderAddParams, ProviderCatalogState, ProviderConfigureParams, ProviderDiscoverParams,
+    ProviderIdParams, ProviderInfo, ProviderList, ProviderListParams, ProviderStatus,
+    ProviderTestResult, split_model_id,
 };
 pub use run::{
     ApprovalRequest, DecidedFrom, Decision, DecisionKind, Interrupt, InterruptResponse, RunEvent,
@@ -102,14 +126,15 @@ pub use skill::{
     SkillNameParams, SkillReadiness, SkillReadinessState, SkillSaveParams, SkillSetEnabledParams,
     SkillSourceKind, SkillView,
 };
+pub use thread::Source;
+pub use thread::{ContextUse, DelegatedCall, DelegationView};
 pub use thread::{
-    CheckpointView, ExportChooseParams, ExportFormat, ExportTarget, FolderId, FolderMove,
-    MessageId, MessagePart, MessageView, QueuedMessage, Role, RunBrief, SearchHit, SnippetPart,
-    ThreadCreateParams, ThreadDetail, ThreadExportParams, ThreadExportResponse, ThreadForkParams,
-    ThreadGetParams, ThreadId, ThreadIdParams, ThreadListParams, ThreadListResponse,
-    ThreadSearchParams, ThreadSource, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
+    ExportChooseParams, ExportFormat, ExportTarget, FolderId, FolderMove, MessageId, MessagePart,
+    MessageView, QueuedMessage, Role, RunBrief, SearchHit, SnippetPart, ThreadCreateParams,
+    ThreadDetail, ThreadExportParams, ThreadExportResponse, ThreadForkParams, ThreadGetParams,
+    ThreadId, ThreadIdParams, ThreadListParams, ThreadListResponse, ThreadSearchParams,
+    ThreadSource, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
 };
-pub use thread::{DelegatedCall, DelegationView};
 pub use trigger::{
     OccurrenceList, OccurrenceListParams, OccurrenceReason, OccurrenceStatus, OccurrenceView,
     TRIGGER_NAME_MAX_CHARS, TRIGGER_PREVIEW_FIRES, TRIGGER_PROMPT_MAX_CHARS, TriggerFired,

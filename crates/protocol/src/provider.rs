@@ -82,11 +82,12 @@ pub struct ProviderInfo {
     pub id: String,
     pub name: String,
     pub status: ProviderStatus,
-    /// Saved by the user (a detected local Ollama is not).
+    /// Saved by the user.
     pub configured: bool,
-    /// Found without configuration (a local Ollama).
+    /// One of the person's own OpenAI-compatible servers (`compatible:<slug>`):
+    /// named by them, and gone entirely when removed.
     #[serde(default)]
-    pub detected: bool,
+    pub compatible: bool,
     pub fields: Vec<AuthField>,
     /// The stored values of the non-secret fields.
     #[serde(default)]
@@ -142,6 +143,33 @@ pub struct ModelInfo {
     pub vision: bool,
     pub reasoning: bool,
     pub enabled: bool,
+    /// Where `context_window` comes from; `None` when nobody knows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_source: Option<ContextSource>,
+    /// The window without the person's override: what clearing it restores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_context_window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<ModelPrice>,
+}
+
+/// Where a model's context window comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextSource {
+    /// The provider's model listing.
+    Provider,
+    /// The model catalog bundled with the app.
+    Catalog,
+    /// The person's own value.
+    Override,
+}
+
+/// What a model costs, in millionths of a US dollar per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelPrice {
+    pub input_micros_per_mtok: u64,
+    pub output_micros_per_mtok: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -198,6 +226,68 @@ pub struct ModelOverrideSetParams {
     pub context_window: Option<u32>,
 }
 
+/// Adds one of the person's OpenAI-compatible servers (LM Studio,
+/// llama.cpp, vLLM, a company gateway) as a provider of its own, with an id
+/// made from its name (`compatible:<slug>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderAddParams {
+    pub name: String,
+    pub base_url: String,
+    /// A key, `${ENV_VAR}`, or blank for servers that need none.
+    #[serde(default)]
+    pub api_key: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderDiscoverParams {}
+
+/// A kind of model server that runs on the person's own machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocalServerKind {
+    Ollama,
+    LlamaCpp,
+    LmStudio,
+}
+
+/// A model server found answering on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalServer {
+    pub kind: LocalServerKind,
+    /// "Ollama", "llama.cpp server", "LM Studio".
+    pub name: String,
+    /// What adding it configures (`http://127.0.0.1:1234/v1`).
+    pub base_url: String,
+    /// The models it offers now.
+    pub models: Vec<String>,
+    /// The provider already configured at this address, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalServerList {
+    pub servers: Vec<LocalServer>,
+}
+
+/// The provider id of a compatible server: `compatible:<slug>`.
+pub const COMPATIBLE_PREFIX: &str = "compatible:";
+
+/// Splits `provider:model`; a compatible server's id has a colon of its own
+/// (`compatible:lm-studio:qwen3:8b`), and model ids may too (`qwen3:8b`).
+pub fn split_model_id(id: &str) -> Option<(&str, &str)> {
+    let (provider, model) = match id.strip_prefix(COMPATIBLE_PREFIX) {
+        Some(rest) => {
+            let at = COMPATIBLE_PREFIX.len() + rest.find(':')?;
+            (&id[..at], &id[at + 1..])
+        }
+        None => id.split_once(':')?,
+    };
+    (!provider.is_empty() && !model.is_empty()).then_some((provider, model))
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelOverride {
     pub model: String,
@@ -228,6 +318,21 @@ mod tests {
             serde_json::to_value(&kind).unwrap(),
             serde_json::json!({"type": "select", "options": ["a"]})
         );
+    }
+
+    #[test]
+    fn model_ids_split_after_the_provider() {
+        assert_eq!(split_model_id("openai:gpt-4o"), Some(("openai", "gpt-4o")));
+        assert_eq!(
+            split_model_id("ollama:qwen3:8b"),
+            Some(("ollama", "qwen3:8b"))
+        );
+        assert_eq!(
+            split_model_id("compatible:lm-studio:qwen3:8b"),
+            Some(("compatible:lm-studio", "qwen3:8b"))
+        );
+        assert_eq!(split_model_id("compatible:lm-studio"), None);
+        assert_eq!(split_model_id("openai:"), None);
     }
 
     #[test]

@@ -88,6 +88,9 @@ pub enum RunEvent {
         input_tokens: u64,
         output_tokens: u64,
         context_window: Option<u32>,
+        /// Older turns were replaced by a summary in this call's request.
+        #[serde(default)]
+        summarized: bool,
     },
     RunFinished {
         status: RunStatus,

@@ -165,6 +165,23 @@ pub enum MessagePart {
     Attachment {
         attachment: crate::AttachmentView,
     },
+    /// What the answer cites, each source once, in the order first cited.
+    Sources {
+        sources: Vec<Source>,
+    },
+}
+
+/// A source an answer cites: a web page, or (without `url`) a document the
+/// person gave the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The passage the answer leans on, when the provider said.
+    #[serde(default)]
+    pub cited_text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -192,6 +209,21 @@ pub struct ThreadDetail {
     /// What the subagents of this page's `task` calls did, for their cards.
     #[serde(default)]
     pub delegations: Vec<DelegationView>,
+    /// The context as the thread's last model call left it (`None` before
+    /// any call, or when the model's window is unknown).
+    #[serde(default)]
+    pub context: Option<ContextUse>,
+}
+
+/// How full the model's context window was at a thread's last model call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextUse {
+    /// Input and output tokens of that call.
+    pub used_tokens: u64,
+    pub context_window: u32,
+    /// Older turns were replaced by a summary in that request.
+    #[serde(default)]
+    pub summarized: bool,
 }
 
 /// One `task` call's subagent as stored: its tool calls and their results.
@@ -248,17 +280,6 @@ pub struct ThreadIdParams {
 pub struct ThreadForkParams {
     pub thread_id: ThreadId,
     pub message_id: MessageId,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckpointView {
-    pub id: String,
-    pub parent_id: Option<String>,
-    /// Messages up to and including this seq belong to the checkpoint.
-    pub message_seq: i64,
-    pub files_version: i64,
-    pub has_interrupt: bool,
-    pub created_at: i64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

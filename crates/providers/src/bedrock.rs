@@ -2,6 +2,7 @@
 //! or access keys (SigV4).
 
 mod decode;
+mod profile;
 mod request;
 mod sign;
 
@@ -16,6 +17,8 @@ use pizza_llm::{
 use serde_json::Value;
 
 pub use decode::BedrockDecoder;
+pub(crate) use profile::load_profile;
+pub use profile::{AwsProfile, AwsProfileFiles};
 pub use sign::AccessKeys;
 
 use crate::Provider;

@@ -4,9 +4,10 @@
 
 mod default_pick;
 mod descriptor;
+mod facts;
 mod snapshot;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -16,8 +17,10 @@ use pizza_llm::{AttachmentSupport, Error, ModelClient, ModelDescriptor, Result};
 
 pub use default_pick::automatic_default_model;
 pub use descriptor::{
-    AuthField, FieldKind, ProviderDescriptor, build_provider, provider_descriptors,
+    AuthField, COMPATIBLE_PREFIX, FieldKind, OPENROUTER_BASE_URL, ProviderDescriptor,
+    build_provider, compatible_id, provider_descriptor, provider_descriptors,
 };
+pub use facts::{ContextSource, ModelFacts, ModelPrice};
 pub use snapshot::snapshot_model;
 
 use crate::Provider;
@@ -44,6 +47,8 @@ pub struct CatalogListing {
     pub provider_id: String,
     pub status: CatalogStatus,
     pub models: Vec<ModelDescriptor>,
+    /// Per model id: where its context window comes from, its price.
+    pub facts: BTreeMap<String, ModelFacts>,
 }
 
 type Fetch = Shared<BoxFuture<'static, Result<Vec<ModelDescriptor>>>>;
@@ -259,10 +264,17 @@ impl ModelCatalog {
         status: CatalogStatus,
         models: Vec<ModelDescriptor>,
     ) -> CatalogListing {
+        let provider = lock(&self.providers).get(provider_id).cloned();
+        let overrides = lock(&self.state).overrides.clone();
+        let mut facts = BTreeMap::new();
         let models = models
             .into_iter()
             .map(|mut model| {
+                let mut source = model.context_window.map(|_| ContextSource::Provider);
                 if let Some(known) = snapshot_model(&model.id) {
+                    if model.context_window.is_none() && known.context_window.is_some() {
+                        source = Some(ContextSource::Snapshot);
+                    }
                     model.context_window = model.context_window.or(known.context_window);
                     model.max_output_tokens = model.max_output_tokens.or(known.max_output_tokens);
                     model.supports_vision |= known.supports_vision;
@@ -271,8 +283,20 @@ impl ModelCatalog {
                         model.name = known.name;
                     }
                 }
+                let default_context_window = model.context_window;
                 let key = format!("{provider_id}:{}", model.id);
-                model.context_window = self.context_window(&key, model.context_window);
+                if let Some(tokens) = overrides.get(&key) {
+                    model.context_window = Some(*tokens);
+                    source = Some(ContextSource::Override);
+                }
+                facts.insert(
+                    model.id.clone(),
+                    ModelFacts {
+                        context_source: source,
+                        default_context_window,
+                        price: provider.as_ref().and_then(|p| p.price(&model.id)),
+                    },
+                );
                 model
             })
             .collect();
@@ -280,12 +304,22 @@ impl ModelCatalog {
             provider_id: provider_id.to_owned(),
             status,
             models,
+            facts,
         }
     }
 }
 
-fn split_key(key: &str) -> Result<(&str, &str)> {
-    key.split_once(':')
+/// `provider:model`; a compatible server's provider id has a colon of its
+/// own (`compatible:lm-studio:qwen3:8b`), model ids may too (`qwen3:8b`).
+pub fn split_key(key: &str) -> Result<(&str, &str)> {
+    let split = match key.strip_prefix(COMPATIBLE_PREFIX) {
+        Some(rest) => rest
+            .find(':')
+            .map(|at| key.split_at(COMPATIBLE_PREFIX.len() + at))
+            .map(|(provider, model)| (provider, &model[1..])),
+        None => key.split_once(':'),
+    };
+    split
         .filter(|(provider, model)| !provider.is_empty() && !model.is_empty())
         .ok_or_else(|| Error::invalid_input(format!("`{key}` is not a `provider:model` id")))
 }

@@ -9,6 +9,7 @@ mod framing;
 mod gemini;
 mod history;
 mod http;
+mod local;
 mod ollama;
 mod openai;
 mod openai_chat;
@@ -22,14 +23,18 @@ pub use anthropic::{
     ANTHROPIC_BASE_URL, AnthropicAuth, AnthropicConfig, AnthropicDecoder, AnthropicProvider,
 };
 pub use bedrock::{
-    AccessKeys, BEDROCK_DEFAULT_REGION, BedrockAuth, BedrockConfig, BedrockDecoder, BedrockProvider,
+    AccessKeys, AwsProfile, AwsProfileFiles, BEDROCK_DEFAULT_REGION, BedrockAuth, BedrockConfig,
+    BedrockDecoder, BedrockProvider,
 };
 pub use catalog::{
-    AuthField, CatalogListing, CatalogStatus, FieldKind, ModelCatalog, ProviderDescriptor,
-    automatic_default_model, build_provider, provider_descriptors, snapshot_model,
+    AuthField, COMPATIBLE_PREFIX, CatalogListing, CatalogStatus, ContextSource, FieldKind,
+    ModelCatalog, ModelFacts, ModelPrice, OPENROUTER_BASE_URL, ProviderDescriptor,
+    automatic_default_model, build_provider, compatible_id, provider_descriptor,
+    provider_descriptors, snapshot_model, split_key,
 };
 pub use framing::{Decoder, Frame, Framing, decode_stream};
 pub use gemini::{GEMINI_BASE_URL, GeminiConfig, GeminiDecoder, GeminiProvider};
+pub use local::{LocalListing, probe_local};
 pub use ollama::{
     OLLAMA_BASE_URL, OllamaCapabilities, OllamaConfig, OllamaDecoder, OllamaProvider,
 };
@@ -49,5 +54,9 @@ pub trait Provider: ModelClient {
     /// Unless it says otherwise: images up to the transport cap, no documents.
     fn attachment_limits(&self) -> AttachmentLimits {
         AttachmentLimits::images_only(self.provider_id(), u64::MAX)
+    }
+    /// What `model_id` costs, when the last listing said (OpenRouter's does).
+    fn price(&self, _model_id: &str) -> Option<ModelPrice> {
+        None
     }
 }

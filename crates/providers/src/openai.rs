@@ -7,8 +7,11 @@ use pizza_llm::{
     Result,
 };
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::Provider;
+use crate::catalog::ModelPrice;
 use crate::framing::Framing;
 use crate::http::{JsonPost, join, stream_post};
 use crate::openai_chat::{ChatDecoder, ChatOptions, chat_body};
@@ -36,6 +39,8 @@ pub struct OpenAiConfig {
     pub api_key: Option<String>,
     pub base_url: String,
     pub api: OpenAiApi,
+    /// Sent with every request (OpenRouter's attribution headers).
+    pub headers: Vec<(&'static str, String)>,
     pub transport: TransportConfig,
 }
 
@@ -46,6 +51,7 @@ impl Default for OpenAiConfig {
             api_key: None,
             base_url: OPENAI_BASE_URL.into(),
             api: OpenAiApi::Automatic,
+            headers: Vec::new(),
             transport: TransportConfig::default(),
         }
     }
@@ -55,12 +61,18 @@ impl Default for OpenAiConfig {
 pub struct OpenAiProvider {
     config: OpenAiConfig,
     transport: Transport,
+    /// Prices from the last listing that carried them (OpenRouter's does).
+    prices: Arc<Mutex<HashMap<String, ModelPrice>>>,
 }
 
 impl OpenAiProvider {
     pub fn new(config: OpenAiConfig) -> Result<Self> {
         let transport = Transport::new(config.transport.clone())?;
-        Ok(Self { config, transport })
+        Ok(Self {
+            config,
+            transport,
+            prices: Arc::default(),
+        })
     }
 
     fn is_openai(&self) -> bool {
@@ -76,7 +88,10 @@ impl OpenAiProvider {
         }
     }
 
-    fn authorize(&self, post: JsonPost) -> JsonPost {
+    fn authorize(&self, mut post: JsonPost) -> JsonPost {
+        for (name, value) in &self.config.headers {
+            post = post.header(name, value.clone());
+        }
         match self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
             Some(key) => post.header("authorization", format!("Bearer {key}")),
             None => post,
@@ -156,14 +171,53 @@ impl Provider for OpenAiProvider {
                 .transport
                 .client()
                 .get(join(&self.config.base_url, "models"));
+            for (name, value) in &self.config.headers {
+                request = request.header(*name, value);
+            }
             if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
                 request = request.bearer_auth(key);
             }
             let json = self.transport.get_json(request).await?;
+            *self.prices.lock().unwrap_or_else(PoisonError::into_inner) = parse_prices(&json);
             Ok(parse_model_list(&json))
         }
         .boxed()
     }
+
+    fn price(&self, model_id: &str) -> Option<ModelPrice> {
+        self.prices
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(model_id)
+            .copied()
+    }
+}
+
+/// OpenRouter's `pricing: {prompt, completion}`: US dollars per token as
+/// decimal strings. A negative price (its `openrouter/auto` router says
+/// `-1`: "depends on the model picked") is no price.
+pub(crate) fn parse_prices(json: &Value) -> HashMap<String, ModelPrice> {
+    let per_token = |item: &Value, key: &str| -> Option<f64> {
+        let value = item.get("pricing")?.get(key)?;
+        let price = match value {
+            Value::String(text) => text.trim().parse::<f64>().ok()?,
+            other => other.as_f64()?,
+        };
+        (price.is_finite() && price >= 0.0).then_some(price)
+    };
+    json.get("data")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|item| {
+            let id = item.get("id")?.as_str()?;
+            let price = ModelPrice::from_usd_per_token(
+                per_token(item, "prompt")?,
+                per_token(item, "completion")?,
+            );
+            Some((id.to_owned(), price))
+        })
+        .collect()
 }
 
 /// `{"data": [{"id": ...}, ...]}`; OpenRouter-style extras are read when present.

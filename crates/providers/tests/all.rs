@@ -6,11 +6,13 @@ mod suite {
     mod anthropic;
     mod bedrock;
     mod catalog;
+    mod citations;
     mod common;
     mod failures;
     mod fixtures;
     mod gemini;
     mod ollama;
     mod openai_chat;
+    mod openai_compatible;
     mod openai_responses;
 }

@@ -3,11 +3,14 @@
 mod attachments;
 mod checkpoints;
 mod clock;
+mod drafts;
 mod enablement;
 mod error;
 mod folders;
 mod fork;
 mod grants;
+mod history;
+mod import;
 mod mcp_reviews;
 mod messages;
 mod migrate;
@@ -32,10 +35,13 @@ pub use checkpoints::{
     StateUpdate, StepCommit, ThreadState,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use drafts::Draft;
 pub use enablement::{ENABLEMENT_ID_MAX_CHARS, ENABLEMENT_KIND_MAX_CHARS, Enablement};
 pub use error::{DatabaseError, Error, Result};
 pub use folders::{Folder, FolderUpdate};
 pub use grants::{GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant};
+pub use history::{CheckpointEntry, StateFileInfo};
+pub use import::{ImportedMessage, ImportedThread};
 pub use mcp_reviews::McpToolReview;
 pub use messages::{MESSAGE_PAGE_MAX, Message, MessagePage, NewMessage, Role};
 pub use migrate::SCHEMA_VERSION;
@@ -56,7 +62,7 @@ pub use threads::{
     FolderFilter, NewThread, THREAD_PAGE_MAX, Thread, ThreadPage, ThreadQuery, ThreadSource,
     ThreadUpdate, ThreadView, ViewCounts,
 };
-pub use transcript::{AttachmentRef, Part, ResultPart};
+pub use transcript::{AttachmentRef, CitedSource, Part, ResultPart};
 pub use triggers::{
     NewTrigger, SecretHash, TRIGGER_NAME_MAX_CHARS, TRIGGER_PROMPT_MAX_CHARS,
     TRIGGER_SCHEDULE_MAX_CHARS, Trigger, TriggerKind, TriggerSummary, TriggerUpdate,

@@ -68,10 +68,15 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "attachments",
         sql: include_str!("../migrations/0010_attachments.sql"),
     },
+    Migration {
+        version: 11,
+        name: "drafts",
+        sql: include_str!("../migrations/0011_drafts.sql"),
+    },
 ];
 
 /// The schema version this build of the app writes.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// Brings the database to the newest schema in `migrations`, all pending steps in one
 /// transaction. Refuses a database whose schema is newer than `migrations` knows.

@@ -84,6 +84,24 @@ pub enum Part {
     Notice {
         text: String,
     },
+    /// What the answer cites (web pages, documents), each once; shown under
+    /// the answer, never sent to a model.
+    Sources {
+        sources: Vec<CitedSource>,
+    },
+}
+
+/// A source an answer cites: a web page (`url`), or a document the person
+/// gave (`title` only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CitedSource {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The passage the answer leans on, when the provider said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_text: Option<String>,
 }
 
 /// One part of a tool's result.
@@ -169,6 +187,36 @@ mod tests {
                 {"type": "tool_result", "call_id": "c1",
                  "content": [{"type": "text", "text": "ok"}], "is_error": false}
             ])
+        );
+        assert_eq!(decode(CONTENT_VERSION, &encoded, "").unwrap(), parts);
+    }
+
+    #[test]
+    fn sources_round_trip_without_empty_fields() {
+        let parts = vec![
+            Part::text("Rome"),
+            Part::Sources {
+                sources: vec![
+                    CitedSource {
+                        url: Some("https://a.example/".into()),
+                        title: Some("A".into()),
+                        cited_text: None,
+                    },
+                    CitedSource {
+                        url: None,
+                        title: Some("notes.pdf".into()),
+                        cited_text: Some("page one".into()),
+                    },
+                ],
+            },
+        ];
+        let encoded = serde_json::to_string(&parts).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&encoded).unwrap()[1],
+            json!({"type": "sources", "sources": [
+                {"url": "https://a.example/", "title": "A"},
+                {"title": "notes.pdf", "cited_text": "page one"}
+            ]})
         );
         assert_eq!(decode(CONTENT_VERSION, &encoded, "").unwrap(), parts);
     }

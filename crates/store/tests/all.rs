@@ -11,6 +11,7 @@ mod suite {
     mod folders;
     mod fork;
     mod grants;
+    mod history;
     mod occurrence_crash;
     mod occurrences;
     mod queue;

@@ -14,6 +14,12 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::ProviderTest, _, _>(|host, params| async move {
         host.provider_test(params).await
     });
+    registry.register::<cmd::ProviderAdd, _, _>(|host, params| async move {
+        host.provider_add(params).await
+    });
+    registry.register::<cmd::ProviderDiscover, _, _>(|host, params| async move {
+        host.provider_discover(params).await
+    });
     registry.register::<cmd::ModelList, _, _>(|host, params| async move {
         host.model_list(params).await
     });

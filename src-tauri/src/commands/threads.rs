@@ -11,9 +11,6 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry
         .register::<cmd::ThreadDelete, _, _>(|host, p| async move { host.thread_delete(p).await });
     registry.register::<cmd::ThreadFork, _, _>(|host, p| async move { host.thread_fork(p).await });
-    registry.register::<cmd::ThreadHistory, _, _>(
-        |host, p| async move { host.thread_history(p).await },
-    );
     registry
         .register::<cmd::ThreadSearch, _, _>(|host, p| async move { host.thread_search(p).await });
     registry

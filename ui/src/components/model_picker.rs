@@ -18,6 +18,8 @@ pub(crate) fn ModelPicker(
     #[prop(default = "model-picker")] testid: &'static str,
 ) -> impl IntoView {
     let models = RwSignal::new(Vec::<ModelInfo>::new());
+    // Provider id → its display name ("compatible:lab" → "Lab gateway").
+    let names = RwSignal::new(Vec::<(String, String)>::new());
     let failed = RwSignal::new(None::<String>);
     Effect::new(move |_| {
         if let Some(reload) = reload {
@@ -27,6 +29,7 @@ pub(crate) fn ModelPicker(
             match invoke::<cmd::ModelList>(&ModelListParams::default()).await {
                 Ok(list) => {
                     models.set(list.models);
+                    names.set(list.providers.into_iter().map(|p| (p.id, p.name)).collect());
                     failed.set(None);
                 }
                 Err(error) => failed.set(Some(error.message)),
@@ -42,7 +45,17 @@ pub(crate) fn ModelPicker(
                 None => groups.push((model.provider.clone(), vec![model])),
             }
         }
+        let names = names.get();
         groups
+            .into_iter()
+            .map(|(id, list)| {
+                let label = names
+                    .iter()
+                    .find(|(p, _)| *p == id)
+                    .map_or(id, |(_, name)| name.clone());
+                (label, list)
+            })
+            .collect::<Vec<_>>()
     };
     view! {
         <select

@@ -8,6 +8,8 @@ mod composer;
 mod delegation;
 mod folders;
 mod gauge;
+mod history;
+mod import;
 mod live;
 mod message;
 mod queues;
@@ -15,6 +17,7 @@ mod search;
 pub(crate) mod state;
 mod stream;
 mod streamed;
+mod thread_files;
 mod thread_list;
 mod thread_view;
 mod tracking;
@@ -93,6 +96,7 @@ pub(crate) fn InboxSidebar() -> impl IntoView {
             <button class="button button--primary" data-testid="new-thread" title="New thread (Ctrl+N)" on:click=move |_| new_thread(inbox)>
                 "+ New"
             </button>
+            <import::ImportButton />
         </div>
         <SearchBox />
         <nav class="views" aria-label="Views">

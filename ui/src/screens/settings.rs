@@ -4,6 +4,7 @@ use crate::app_state::AppState;
 use crate::ipc::invoke;
 use crate::theme;
 
+mod about;
 mod agent;
 mod approvals;
 mod confirm;
@@ -13,7 +14,7 @@ mod notifications;
 mod providers;
 mod shortcut;
 use leptos::prelude::*;
-use pizza_protocol::{BuildProfile, SettingsPatch, Theme, cmd};
+use pizza_protocol::{SettingsPatch, Theme, cmd};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Section {
@@ -54,6 +55,12 @@ impl Section {
 /// provides it so the choice survives switching screens.
 pub(crate) fn provide_section_state() {
     provide_context(RwSignal::new(Section::General));
+}
+
+/// The selected section, for another screen to send the person to one
+/// (the status bar's provider line).
+pub(crate) fn use_section() -> RwSignal<Section> {
+    section()
 }
 
 fn section() -> RwSignal<Section> {
@@ -100,7 +107,7 @@ pub(crate) fn SettingsPane() -> impl IntoView {
             Section::Memory => view! { <memory::Memory /> }.into_any(),
             Section::Approvals => view! { <approvals::Approvals /> }.into_any(),
             Section::Notifications => view! { <notifications::Notifications /> }.into_any(),
-            Section::About => view! { <About /> }.into_any(),
+            Section::About => view! { <about::About /> }.into_any(),
         }}
     }
 }
@@ -169,35 +176,6 @@ fn General() -> impl IntoView {
                 <p class="saved" role="status">"Saved"</p>
             </Show>
             {move || error.get().map(|message| view! { <p class="banner banner--error" role="alert">{message}</p> })}
-        </section>
-    }
-}
-
-#[component]
-fn About() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    view! {
-        <section class="form" aria-labelledby="about-title">
-            <h1 id="about-title">"About"</h1>
-            {move || match state.info.get() {
-                None => view! { <p class="muted">"Loading…"</p> }.into_any(),
-                Some(info) => {
-                    let profile = match info.build_profile {
-                        BuildProfile::Debug => "debug",
-                        BuildProfile::Release => "release",
-                    };
-                    view! {
-                        <dl class="facts">
-                            <dt>"Name"</dt><dd>{info.name}</dd>
-                            <dt>"Version"</dt><dd data-testid="about-version">{info.version}</dd>
-                            <dt>"Build"</dt><dd>{profile}</dd>
-                            <dt>"Protocol"</dt><dd>{info.protocol_version}</dd>
-                            <dt>"Data folder"</dt><dd class="mono" data-testid="about-data-root">{info.data_root}</dd>
-                        </dl>
-                    }
-                        .into_any()
-                }
-            }}
         </section>
     }
 }

@@ -2,7 +2,7 @@
 
 use futures::StreamExt;
 use pizza_llm::{Completion, ModelRequest, StopReason, StreamCollector, StreamEvent};
-use pizza_protocol::{RunEvent, RunStatus};
+use pizza_protocol::{ContextUse, RunEvent, RunStatus};
 
 use super::{Next, RunLoop, Stop};
 use crate::agent::RunOutcome;
@@ -57,18 +57,32 @@ impl RunLoop<'_> {
             Err(other) => return Err(other),
         };
         ensure_call_ids(&mut completion);
+        let summarized = self.meta.summary.is_some();
         self.sink.emit(
             &self.profile.namespace,
             RunEvent::Usage {
                 input_tokens: completion.usage.input_tokens,
                 output_tokens: completion.usage.output_tokens,
                 context_window: self.input.context_window,
+                summarized,
             },
         );
+        // Committed with the answer: a thread opened later shows its gauge.
+        if self.task.is_none()
+            && let Some(context_window) = self.input.context_window.filter(|w| *w > 0)
+        {
+            self.meta.context = Some(ContextUse {
+                used_tokens: completion.usage.input_tokens + completion.usage.output_tokens,
+                context_window,
+                summarized,
+            });
+        }
 
         let has_text = !completion.message.text().trim().is_empty();
         let has_calls = completion.message.tool_calls().next().is_some();
-        let mut messages: Vec<_> = assistant_message(&completion.message).into_iter().collect();
+        let mut messages: Vec<_> = assistant_message(&completion.message, &completion.sources)
+            .into_iter()
+            .collect();
         if !has_text && !has_calls {
             // Never end a turn in silence.
             let notice = match completion.stop_reason {
@@ -96,7 +110,7 @@ impl RunLoop<'_> {
             return Ok(());
         }
         let answer = pizza_llm::Message::assistant(text);
-        let messages = assistant_message(&answer)
+        let messages = assistant_message(&answer, &[])
             .into_iter()
             .chain([notice_message(STOPPED_NOTICE)])
             .collect();

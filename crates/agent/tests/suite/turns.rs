@@ -206,3 +206,50 @@ async fn a_model_error_fails_the_run_with_its_code() {
     // The user's message is kept; a later run picks up from there.
     assert_eq!(h.transcript().await.len(), 1);
 }
+
+#[tokio::test]
+async fn an_answers_sources_are_committed_after_its_text() {
+    let h = Harness::new().await;
+    let rome = pizza_llm::Source::web("https://a.example/rome", Some("Rome"));
+    h.model.push_turn(FakeTurn::from_events([
+        StreamEvent::TextDelta {
+            text: "753 BC.".into(),
+        },
+        StreamEvent::Source(rome.clone()),
+        StreamEvent::Source(pizza_llm::Source::web("https://b.example/", None)),
+        StreamEvent::Source(rome),
+        StreamEvent::Stop {
+            reason: StopReason::EndTurn,
+        },
+    ]));
+    h.model.push_turn(FakeTurn::text("Yes."));
+    let agent = h.agent(config());
+    let (outcome, _) = h.run(&agent, Some("When was Rome founded?")).await;
+    assert_eq!(outcome.status, RunStatus::Succeeded);
+    let source = |url: &str, title: Option<&str>| pizza_protocol::Source {
+        url: Some(url.into()),
+        title: title.map(str::to_owned),
+        cited_text: None,
+    };
+    assert_eq!(
+        h.transcript().await[1],
+        (
+            Role::Assistant,
+            vec![
+                text("753 BC."),
+                MessagePart::Sources {
+                    sources: vec![
+                        source("https://a.example/rome", Some("Rome")),
+                        source("https://b.example/", None),
+                    ]
+                },
+            ]
+        )
+    );
+
+    // The next turn sends the answer back as its text only.
+    let (outcome, _) = h.run(&agent, Some("Sure?")).await;
+    assert_eq!(outcome.status, RunStatus::Succeeded);
+    let replayed = &h.model.requests()[1].messages[1];
+    assert_eq!(replayed.content, vec![ContentPart::text("753 BC.")]);
+}

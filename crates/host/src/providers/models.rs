@@ -6,16 +6,25 @@ use crate::HostError;
 use crate::settings::keys;
 use pizza_llm::ModelDescriptor;
 use pizza_protocol::{
-    ApiError, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams, ModelInfo, ModelList,
-    ModelListParams, ModelOverride, ModelOverrideSetParams, ProviderCatalogState,
+    ApiError, COMPATIBLE_PREFIX, ModelDefault, ModelDefaultGetParams, ModelDefaultSetParams,
+    ModelInfo, ModelList, ModelListParams, ModelOverride, ModelOverrideSetParams, ModelPrice,
+    ProviderCatalogState,
 };
-use pizza_providers::{CatalogListing, automatic_default_model, provider_descriptors};
+use pizza_providers::{
+    CatalogListing, ContextSource, automatic_default_model, provider_descriptors,
+};
 use std::collections::BTreeMap;
 
 /// Larger than any real model, small enough to catch a typo of zeros.
 const CONTEXT_WINDOW_MAX: u32 = 100_000_000;
 
-pub(super) fn model_info(provider_id: &str, model: &ModelDescriptor, enabled: bool) -> ModelInfo {
+pub(super) fn model_info(
+    provider_id: &str,
+    model: &ModelDescriptor,
+    listing: &CatalogListing,
+    enabled: bool,
+) -> ModelInfo {
+    let facts = listing.facts.get(&model.id).copied().unwrap_or_default();
     ModelInfo {
         id: format!("{provider_id}:{}", model.id),
         provider: provider_id.to_owned(),
@@ -25,6 +34,16 @@ pub(super) fn model_info(provider_id: &str, model: &ModelDescriptor, enabled: bo
         vision: model.supports_vision,
         reasoning: model.supports_reasoning,
         enabled,
+        context_source: facts.context_source.map(|source| match source {
+            ContextSource::Provider => pizza_protocol::ContextSource::Provider,
+            ContextSource::Snapshot => pizza_protocol::ContextSource::Catalog,
+            ContextSource::Override => pizza_protocol::ContextSource::Override,
+        }),
+        default_context_window: facts.default_context_window,
+        price: facts.price.map(|price| ModelPrice {
+            input_micros_per_mtok: price.input_micros_per_mtok,
+            output_micros_per_mtok: price.output_micros_per_mtok,
+        }),
     }
 }
 
@@ -34,20 +53,17 @@ fn store_error(err: pizza_store::Error) -> ApiError {
 
 /// `provider:model` with both parts present.
 fn split_model_key(key: &str) -> Result<(&str, &str), ApiError> {
-    key.split_once(':')
-        .filter(|(p, m)| !p.is_empty() && !m.is_empty())
-        .ok_or_else(|| {
-            ApiError::invalid_input(format!(
-                "“{key}” is not a model id of the form provider:model."
-            ))
-        })
+    pizza_protocol::split_model_id(key).ok_or_else(|| {
+        ApiError::invalid_input(format!(
+            "“{key}” is not a model id of the form provider:model."
+        ))
+    })
 }
 
 impl ProviderService {
     /// Every listing with the user's enablement applied (disabled models dropped).
     async fn enabled_listings(&self) -> Vec<CatalogListing> {
         let state = self.providers_loaded().await;
-        self.detect_ollama().await;
         let mut listings = state.catalog.list_all().await;
         for listing in &mut listings {
             let enablement = self.enablement_of(&listing.provider_id);
@@ -58,12 +74,18 @@ impl ProviderService {
 
     pub(crate) async fn model_list(&self, params: ModelListParams) -> Result<ModelList, ApiError> {
         let state = self.providers_loaded().await;
-        self.detect_ollama().await;
         let listings = state.catalog.list_all().await;
-        let names: BTreeMap<&str, &str> = provider_descriptors()
+        let mut names: BTreeMap<String, String> = provider_descriptors()
             .iter()
-            .map(|d| (d.id, d.display_name))
+            .map(|d| (d.id.to_owned(), d.display_name.to_owned()))
             .collect();
+        names.extend(
+            self.memory()
+                .configs
+                .iter()
+                .filter(|(id, _)| id.starts_with(COMPATIBLE_PREFIX))
+                .filter_map(|(id, stored)| Some((id.clone(), stored.values.get("name")?.clone()))),
+        );
         let mut models = Vec::new();
         let mut providers = Vec::new();
         for listing in &listings {
@@ -71,14 +93,14 @@ impl ProviderService {
             let enablement = self.enablement_of(id);
             providers.push(ProviderCatalogState {
                 id: id.to_owned(),
-                name: names.get(id).copied().unwrap_or(id).to_owned(),
+                name: names.get(id).cloned().unwrap_or_else(|| id.to_owned()),
                 status: catalog_status(&listing.status),
             });
             models.extend(
                 listing
                     .models
                     .iter()
-                    .map(|m| model_info(id, m, enablement.allows(&m.id)))
+                    .map(|m| model_info(id, m, listing, enablement.allows(&m.id)))
                     .filter(|m| m.enabled || params.include_disabled),
             );
         }
@@ -134,7 +156,6 @@ impl ProviderService {
     pub(crate) async fn check_model_offered(&self, model: &str) -> Result<(), ApiError> {
         let state = self.providers_loaded().await;
         let (provider_id, model_id) = split_model_key(model)?;
-        self.detect_ollama().await;
         if !state
             .catalog
             .provider_ids()

@@ -1,6 +1,7 @@
-//! The host's provider state: saved configs, the model catalog the agent
-//! resolves `provider:model` through, and local Ollama detection.
+//! The host's provider state: saved configs and the model catalog the agent
+//! resolves `provider:model` through.
 
+use super::LocalProbe;
 use super::config::{SecretRef, StoredProvider, read_env};
 use super::errors::llm_error;
 use crate::HostError;
@@ -13,24 +14,18 @@ use pizza_providers::{
 use pizza_store::Store;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
 
-/// Settings key of the user's context-window overrides.
 pub(crate) const OLLAMA: &str = "ollama";
-/// A missing local Ollama must not slow the settings screen down.
-const OLLAMA_PROBE_TIMEOUT: Duration = Duration::from_millis(1500);
-/// How often an absent (or present) local Ollama is looked for again.
-const OLLAMA_PROBE_EVERY: Duration = Duration::from_secs(30);
 
 /// Providers: saved configs and their secrets, the model catalog, the
-/// default model and context overrides, and local Ollama detection.
+/// default model and context overrides, and where to look for local servers.
 #[derive(Debug)]
 pub(crate) struct ProviderService {
     pub(super) store: Store,
     pub(crate) catalog: ModelCatalog,
     secrets: Arc<dyn SecretStore>,
     transport: TransportConfig,
-    ollama_probe: Option<String>,
+    pub(super) local_probes: Vec<LocalProbe>,
     loaded: tokio::sync::OnceCell<()>,
     /// Serialises configure/remove so two saves never interleave.
     pub(crate) writes: tokio::sync::Mutex<()>,
@@ -42,22 +37,20 @@ pub(crate) struct Memory {
     pub(crate) configs: BTreeMap<String, StoredProvider>,
     /// Configured providers that could not be built (unreadable key...).
     pub(crate) broken: HashMap<String, ApiError>,
-    pub(crate) ollama_detected: bool,
-    ollama_probed_at: Option<Instant>,
 }
 
 impl ProviderService {
     pub(crate) fn new(
         store: Store,
         secrets: Arc<dyn SecretStore>,
-        ollama_probe: Option<String>,
+        local_probes: Vec<LocalProbe>,
     ) -> Self {
         Self {
             store,
             catalog: ModelCatalog::default(),
             secrets,
             transport: TransportConfig::default(),
-            ollama_probe,
+            local_probes,
             loaded: tokio::sync::OnceCell::new(),
             writes: tokio::sync::Mutex::new(()),
             memory: Mutex::default(),
@@ -99,14 +92,6 @@ impl ProviderService {
         }
     }
 
-    /// A fresh client for the detected local Ollama (registering it again
-    /// drops the cached listing).
-    pub(crate) fn detected_ollama(&self) -> Result<Arc<dyn Provider>, ApiError> {
-        let url = self.ollama_probe.clone().unwrap_or_default();
-        let fields = BTreeMap::from([("base_url".to_owned(), url)]);
-        build_provider(OLLAMA, &fields, self.transport()).map_err(|e| llm_error(&e))
-    }
-
     /// Builds a provider from its saved config, reading its secrets.
     pub(crate) async fn build_stored(
         &self,
@@ -145,8 +130,19 @@ impl ProviderService {
             }
             Err(error) => tracing::warn!(%error, "context overrides unreadable"),
         }
-        for descriptor in provider_descriptors() {
-            let id = descriptor.id;
+        let compatible = keys::COMPATIBLE_PROVIDERS
+            .read_or_default(&self.store)
+            .await
+            .unwrap_or_else(|error| {
+                tracing::warn!(%error, "compatible servers unreadable");
+                Default::default()
+            });
+        let ids = provider_descriptors()
+            .into_iter()
+            .map(|d| d.id.to_owned())
+            .chain(compatible);
+        for id in ids {
+            let id = id.as_str();
             let stored = match keys::provider(id).read(&self.store).await {
                 Ok(Some(stored)) => stored,
                 Ok(None) => continue,
@@ -165,52 +161,6 @@ impl ProviderService {
                     memory.broken.insert(id.to_owned(), error);
                 }
             }
-        }
-    }
-
-    /// Looks for a local Ollama when none is configured: present → in the
-    /// catalog as "detected"; absent → quietly left out.
-    pub(crate) async fn detect_ollama(&self) {
-        let state = self;
-        let Some(url) = state.ollama_probe.clone() else {
-            return;
-        };
-        {
-            let mut memory = state.memory();
-            if memory.configs.contains_key(OLLAMA)
-                || memory
-                    .ollama_probed_at
-                    .is_some_and(|at| at.elapsed() < OLLAMA_PROBE_EVERY)
-            {
-                return;
-            }
-            memory.ollama_probed_at = Some(Instant::now());
-        }
-        let transport = TransportConfig {
-            connect_timeout: OLLAMA_PROBE_TIMEOUT,
-            response_timeout: OLLAMA_PROBE_TIMEOUT,
-            max_retries: 0,
-            ..TransportConfig::default()
-        };
-        let fields = BTreeMap::from([("base_url".to_owned(), url)]);
-        let found = match build_provider(OLLAMA, &fields, transport) {
-            Ok(probe) => tokio::time::timeout(OLLAMA_PROBE_TIMEOUT, probe.list_models())
-                .await
-                .is_ok_and(|listed| listed.is_ok()),
-            Err(_) => false,
-        };
-        let mut memory = state.memory();
-        if memory.configs.contains_key(OLLAMA) || found == memory.ollama_detected {
-            return;
-        }
-        memory.ollama_detected = found;
-        if found {
-            // The catalog's provider uses the normal transport for real calls.
-            if let Ok(provider) = build_provider(OLLAMA, &fields, state.transport()) {
-                state.catalog.register(provider);
-            }
-        } else {
-            state.catalog.unregister(OLLAMA);
         }
     }
 

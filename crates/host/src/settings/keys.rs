@@ -108,6 +108,11 @@ pub(crate) const AUTOMATIONS_ENABLED_AT: Key<i64> = Key::fixed("automations.enab
 /// The loopback port of the webhook listener; absent: the default.
 pub(crate) const WEBHOOK_PORT: Key<u16> = Key::fixed("automations.webhook_port");
 
+/// The ids of the person's OpenAI-compatible servers (`compatible:<slug>`);
+/// each one's configuration is under [`provider`].
+pub(crate) const COMPATIBLE_PROVIDERS: Key<BTreeSet<String>> =
+    Key::fixed("providers.compatible_ids");
+
 /// One provider's saved, non-secret configuration.
 pub(crate) fn provider(provider_id: &str) -> Key<StoredProvider> {
     Key {

@@ -159,14 +159,14 @@ impl Host {
 }
 
 /// Refuses anything but an absolute file path in an existing folder.
-fn export_path(raw: &str) -> Result<PathBuf, ApiError> {
+pub(super) fn export_path(raw: &str) -> Result<PathBuf, ApiError> {
     if raw.trim().is_empty() || raw.contains('\0') {
-        return Err(ApiError::invalid_input("Choose a file to export to."));
+        return Err(ApiError::invalid_input("Choose a file to save to."));
     }
     let path = PathBuf::from(raw);
     if !path.is_absolute() {
         return Err(ApiError::invalid_input(format!(
-            "The export path {raw} is not absolute."
+            "The path {raw} is not absolute; choose a file in the dialog."
         )));
     }
     if path.is_dir() {
@@ -198,6 +198,23 @@ fn jsonl(messages: &[MessageView], hashes: &HashMap<String, String>) -> Result<S
         out.push('\n');
     }
     Ok(out)
+}
+
+/// An answer's sources as a list of links (a document without an address
+/// by its title).
+fn sources_list(sources: &[pizza_protocol::Source]) -> String {
+    let mut out = String::from("**Sources**\n\n");
+    for source in sources {
+        let title = source.title.as_deref().unwrap_or_default().trim();
+        let line = match (source.url.as_deref(), title) {
+            (Some(url), "") => format!("- <{url}>\n"),
+            (Some(url), title) => format!("- [{}](<{url}>)\n", title.replace(['[', ']'], "")),
+            (None, title) => format!("- {title}\n"),
+        };
+        out.push_str(&line);
+    }
+    out.push('\n');
+    out
 }
 
 /// The thread as Markdown; `files` maps an attachment id to where it was
@@ -245,6 +262,7 @@ pub(crate) fn markdown(
                 MessagePart::Attachment { attachment } => {
                     out.push_str(&attachments::markdown_link(attachment, files));
                 }
+                MessagePart::Sources { sources } => out.push_str(&sources_list(sources)),
             }
         }
     }

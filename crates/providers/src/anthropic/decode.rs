@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use pizza_llm::{Result, StopReason, StreamEvent, Usage};
+use pizza_llm::{Result, Source, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
 use crate::decoding::{error_object, parse_json, require_terminal, string, tool_input_delta};
@@ -36,6 +36,27 @@ fn usage(value: &Value) -> Usage {
         cache_write_tokens: n("cache_creation_input_tokens"),
         reasoning_tokens: 0,
     }
+}
+
+/// A citation on a text block: a web search result (`url`, `title`), or a
+/// place in a document the request carried (`document_title`, else its
+/// position among the documents), or a search result a tool returned.
+fn citation(value: &Value) -> Option<StreamEvent> {
+    let cited_text = value.get("cited_text").and_then(Value::as_str);
+    let text = |key: &str| value.get(key).and_then(Value::as_str);
+    let source = match text("type")? {
+        "web_search_result_location" => Source::web(&string(value, "url"), text("title")),
+        "search_result_location" => Source::web(&string(value, "source"), text("title")),
+        "char_location" | "page_location" | "content_block_location" => {
+            let index = value.get("document_index").and_then(Value::as_u64);
+            let fallback = index.map(|i| format!("Document {}", i + 1));
+            let title = text("document_title").or(fallback.as_deref());
+            Source::web("", title)
+        }
+        _ => return None,
+    };
+    let source = source.with_cited_text(cited_text);
+    (!source.is_empty()).then_some(StreamEvent::Source(source))
 }
 
 impl Decoder for AnthropicDecoder {
@@ -76,6 +97,8 @@ impl Decoder for AnthropicDecoder {
                         if !text.is_empty() {
                             out.push(StreamEvent::TextDelta { text });
                         }
+                        let citations = block.get("citations").and_then(Value::as_array);
+                        out.extend(citations.into_iter().flatten().filter_map(citation));
                     }
                     _ => {}
                 }
@@ -92,6 +115,9 @@ impl Decoder for AnthropicDecoder {
                     Some("signature_delta") => out.push(StreamEvent::ReasoningSignature {
                         signature: string(delta, "signature"),
                     }),
+                    Some("citations_delta") => {
+                        out.extend(delta.get("citation").and_then(citation));
+                    }
                     Some("input_json_delta") => {
                         let arguments = string(delta, "partial_json");
                         tool_input_delta(&self.tool_blocks, index, arguments, out)?;

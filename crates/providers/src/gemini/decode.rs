@@ -2,7 +2,7 @@
 //! event: the chunk with a `finishReason` is the last, so a body that ends
 //! without one was cut.
 
-use pizza_llm::{Error, Result, StopReason, StreamEvent, Usage};
+use pizza_llm::{Error, Result, Source, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
 use crate::decoding::parse_json;
@@ -24,6 +24,17 @@ impl GeminiDecoder {
             ..Self::default()
         }
     }
+}
+
+/// A page Google Search grounded the answer in (`web`), or a retrieved
+/// document (`retrievedContext`). The `uri` of a web chunk is a redirect
+/// through Google that leads to the page; its `title` is the page's domain.
+fn grounding_chunk(value: &Value) -> Option<StreamEvent> {
+    let found = value.get("web").or_else(|| value.get("retrievedContext"))?;
+    let uri = found.get("uri").and_then(Value::as_str).unwrap_or_default();
+    let title = found.get("title").and_then(Value::as_str);
+    let source = Source::web(uri, title);
+    (!source.is_empty()).then_some(StreamEvent::Source(source))
 }
 
 impl Decoder for GeminiDecoder {
@@ -90,6 +101,10 @@ impl Decoder for GeminiDecoder {
                 }
             }
         }
+        let chunks = candidate
+            .pointer("/groundingMetadata/groundingChunks")
+            .and_then(Value::as_array);
+        out.extend(chunks.into_iter().flatten().filter_map(grounding_chunk));
         if let Some(usage) = chunk.get("usageMetadata") {
             let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
             out.push(StreamEvent::Usage(Usage {

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use pizza_llm::{Error, Result, StopReason, StreamEvent, Usage};
+use pizza_llm::{Error, Result, Source, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
 use crate::decoding::{error_object, parse_json, require_terminal, string};
@@ -50,6 +50,20 @@ impl ResponsesDecoder {
     }
 }
 
+/// An `output_text` annotation: a web page (`url_citation`) or a file the
+/// model searched (`file_citation`, by its name).
+fn annotation(value: &Value) -> Option<StreamEvent> {
+    let text = |key: &str| value.get(key).and_then(Value::as_str);
+    let source = match text("type")? {
+        "url_citation" => Source::web(&string(value, "url"), text("title")),
+        "file_citation" | "container_file_citation" => {
+            Source::web("", text("filename").or(text("file_id")))
+        }
+        _ => return None,
+    };
+    (!source.is_empty()).then_some(StreamEvent::Source(source))
+}
+
 impl Decoder for ResponsesDecoder {
     fn decode(&mut self, frame: Frame, out: &mut Vec<StreamEvent>) -> Result<()> {
         let Some(data) = frame.sse_data().filter(|data| data.trim() != "[DONE]") else {
@@ -73,6 +87,9 @@ impl Decoder for ResponsesDecoder {
                 if !delta.is_empty() {
                     out.push(StreamEvent::ReasoningDelta { text: delta });
                 }
+            }
+            "response.output_text.annotation.added" => {
+                out.extend(event.get("annotation").and_then(annotation));
             }
             "response.output_item.added" => {
                 let item = event.get("item").unwrap_or(&Value::Null);
@@ -109,6 +126,18 @@ impl Decoder for ResponsesDecoder {
                         if let Some(index) = output_index.and_then(|at| self.calls.get(&at)) {
                             out.push(StreamEvent::ToolCallEnd { index: *index });
                         }
+                    }
+                    // The finished message repeats its annotations: a stream
+                    // that sent no `annotation.added` still has them here
+                    // (the collector keeps each source once).
+                    Some("message") => {
+                        let content = item.get("content").and_then(Value::as_array);
+                        let annotations = content
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|part| part.get("annotations").and_then(Value::as_array))
+                            .flatten();
+                        out.extend(annotations.filter_map(annotation));
                     }
                     Some("reasoning") => {
                         let id = string(item, "id");

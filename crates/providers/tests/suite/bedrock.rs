@@ -496,11 +496,12 @@ fn descriptor_fields_and_validation() {
     assert_eq!(
         keys,
         [
-            ("region", true, false),
+            ("region", false, false),
             ("api_key", false, true),
             ("access_key_id", false, false),
             ("secret_access_key", false, true),
             ("session_token", false, true),
+            ("profile", false, false),
             ("base_url", false, false),
         ]
     );
@@ -523,6 +524,7 @@ fn descriptor_fields_and_validation() {
         fields(&[("api_key", "k"), ("region", "us-east-1.evil.example")]),
         fields(&[("api_key", "k"), ("base_url", "not a url")]),
         fields(&[("api_key", "k"), ("base_url", "ftp://x")]),
+        fields(&[("api_key", "k"), ("profile", "default")]),
     ];
     for values in invalid {
         let error = build_provider("bedrock", &values, fast()).unwrap_err();

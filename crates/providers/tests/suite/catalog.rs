@@ -111,6 +111,7 @@ fn listing(provider: &str, status: CatalogStatus, ids: &[&str]) -> CatalogListin
         provider_id: provider.into(),
         status,
         models: ids.iter().map(|id| ModelDescriptor::bare(*id)).collect(),
+        facts: BTreeMap::new(),
     }
 }
 
@@ -162,7 +163,17 @@ fn default_pick_ranks_by_family_and_keeps_remembered_when_incomplete() {
 #[test]
 fn descriptors_validate_fields() {
     let ids: Vec<_> = provider_descriptors().iter().map(|d| d.id).collect();
-    assert_eq!(ids, ["anthropic", "openai", "gemini", "ollama", "bedrock"]);
+    assert_eq!(
+        ids,
+        [
+            "anthropic",
+            "openai",
+            "openrouter",
+            "gemini",
+            "ollama",
+            "bedrock"
+        ]
+    );
     let fields = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
         pairs
             .iter()

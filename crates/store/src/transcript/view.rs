@@ -1,6 +1,6 @@
 //! The one place a stored message becomes what the window shows.
 
-use pizza_protocol::{MessagePart, MessageView};
+use pizza_protocol::{MessagePart, MessageView, Source};
 
 use super::{Part, result_text};
 use crate::messages::Message;
@@ -42,5 +42,15 @@ fn view_part(part: &Part) -> MessagePart {
             is_error: *is_error,
         },
         Part::Notice { text } => MessagePart::Notice { text: text.clone() },
+        Part::Sources { sources } => MessagePart::Sources {
+            sources: sources
+                .iter()
+                .map(|source| Source {
+                    url: source.url.clone(),
+                    title: source.title.clone(),
+                    cited_text: source.cited_text.clone(),
+                })
+                .collect(),
+        },
     }
 }

@@ -4,43 +4,32 @@
 //! come through + (the host's picker), a paste or a drop on the window, and
 //! wait as chips (kept per thread, like the draft) until a send takes them.
 
+mod saved;
+
 use super::stream::RunState;
 use crate::components::attachments::{AttachmentChips, Tray};
 use crate::components::model_picker::ModelPicker;
 use leptos::prelude::*;
-use pizza_protocol::ThreadId;
-use std::cell::RefCell;
-use std::collections::HashMap;
 
 const MAX_ROWS: usize = 12;
-
-thread_local! {
-    /// Unsent text per thread; survives switching threads.
-    static DRAFTS: RefCell<HashMap<ThreadId, String>> = RefCell::new(HashMap::new());
-    /// Prompts sent this session, oldest first.
-    static HISTORY: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
-}
-
-fn save_draft(thread_id: &str, text: &str) {
-    DRAFTS.with_borrow_mut(|drafts| {
-        if text.is_empty() {
-            drafts.remove(thread_id);
-        } else {
-            drafts.insert(thread_id.to_owned(), text.to_owned());
-        }
-    });
-}
 
 #[component]
 pub(crate) fn Composer(run: RunState) -> impl IntoView {
     let thread_id = run.thread_id.get_value();
-    let initial = DRAFTS.with_borrow(|d| d.get(&thread_id).cloned().unwrap_or_default());
-    run.draft.set(initial);
-    // Keep the draft stored whatever changed it (typing, a suggestion).
+    run.draft.set(saved::draft(&thread_id));
+    saved::restore(thread_id.clone(), run.draft);
+    // Whether the host holds exactly the text shown (for tests, and so a
+    // restart right now loses nothing).
+    let stored = RwSignal::new(true);
+    // Keep the draft whatever changed it (typing, a suggestion, a send).
     Effect::new(move |_| {
         run.draft
-            .with(|text| save_draft(&run.thread_id.get_value(), text));
+            .with(|text| saved::changed(&run.thread_id.get_value(), text, stored));
     });
+    {
+        let thread_id = thread_id.clone();
+        on_cleanup(move || saved::flush(&thread_id, None));
+    }
     // Where ↑/↓ is in the history; `None`: editing a new prompt.
     let recall = StoredValue::new(None::<usize>);
     let textarea = NodeRef::<leptos::html::Textarea>::new();
@@ -59,13 +48,7 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
         {
             return;
         }
-        if !text.trim().is_empty() {
-            HISTORY.with_borrow_mut(|h| {
-                if h.last() != Some(&text) {
-                    h.push(text.clone());
-                }
-            });
-        }
+        saved::sent(&run.thread_id.get_value(), text.clone(), stored);
         recall.set_value(None);
         run.draft.set(String::new());
         // The chips stay until the host has the message: a failed send
@@ -95,7 +78,7 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
                 submit();
             }
             "ArrowUp" if at_edge(true) => {
-                let history = HISTORY.with_borrow(Clone::clone);
+                let history = saved::history();
                 if history.is_empty() {
                     return;
                 }
@@ -111,7 +94,7 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
                     return;
                 };
                 ev.prevent_default();
-                let history = HISTORY.with_borrow(Clone::clone);
+                let history = saved::history();
                 if index + 1 < history.len() {
                     recall.set_value(Some(index + 1));
                     run.draft.set(history[index + 1].clone());
@@ -135,7 +118,8 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
     };
 
     view! {
-        <div class="composer" data-testid="composer">
+        <div class="composer" data-testid="composer"
+            data-draft-stored=move || if stored.get() { "true" } else { "false" }>
             <Show when=move || !run.queued().is_empty()>
                 <ul class="composer__queue" aria-label="Queued messages">
                     <li class="composer__queue-note" data-testid="queue-note">{move || {
@@ -168,6 +152,7 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
                     prop:value=move || run.draft.get()
                     on:input=move |ev| { recall.set_value(None); run.draft.set(event_target_value(&ev)) }
                     on:keydown=on_keydown
+                    on:blur=move |_| saved::flush(&run.thread_id.get_value(), Some(stored))
                     on:paste=move |ev| { tray.with_value(|t| t.paste(&ev)); }></textarea>
                 <div class="composer__bar">
                     <button class="icon-button composer__attach" data-testid="attach-button"

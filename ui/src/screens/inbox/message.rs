@@ -3,7 +3,7 @@
 use super::delegation::{DelegationCard, TASK_TOOL, committed_task_call};
 use super::stream::RunState;
 use leptos::prelude::*;
-use pizza_protocol::{MessagePart, MessageView, Role};
+use pizza_protocol::{MessagePart, MessageView, Role, Source, is_external_link};
 
 /// Text longer than this (bytes) renders block by block.
 const BLOCKWISE_FROM: usize = 4_000;
@@ -112,6 +112,58 @@ fn part_view(part: MessagePart) -> AnyView {
         MessagePart::Attachment { attachment } => {
             view! { <super::attachments::AttachmentPart attachment /> }.into_any()
         }
+        MessagePart::Sources { sources } => view! {
+            <nav class="sources" aria-label="Sources" data-testid="sources">
+                <span class="sources__label muted">"Sources"</span>
+                {sources.into_iter().map(source_chip).collect_view()}
+            </nav>
+        }
+        .into_any(),
+    }
+}
+
+/// One cited source: a web page is a link (the feed's click handler opens
+/// it in the browser through `link_open`, like any link in an answer); a
+/// document is its name. The quoted passage shows on hover.
+fn source_chip(source: Source) -> AnyView {
+    let label = source_label(&source);
+    let hint = match (&source.cited_text, &source.url) {
+        (Some(quote), _) => format!("“{}”", one_line(quote, 200)),
+        (None, Some(url)) => url.clone(),
+        (None, None) => label.clone(),
+    };
+    match source.url.filter(|url| is_external_link(url)) {
+        Some(url) => view! {
+            <a class="source" href=url title=hint data-testid="source">{label}</a>
+        }
+        .into_any(),
+        None => view! {
+            <span class="source source--document" title=hint data-testid="source">{label}</span>
+        }
+        .into_any(),
+    }
+}
+
+/// What a source's chip says: its title, else the page's host name, else
+/// the address as it is.
+fn source_label(source: &Source) -> String {
+    if let Some(title) = source
+        .title
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        return one_line(title, 60);
+    }
+    let url = source.url.as_deref().unwrap_or_default();
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = host.rsplit_once('@').map_or(host, |(_, host)| host);
+    let host = host.strip_prefix("www.").unwrap_or(host);
+    if host.is_empty() {
+        one_line(url, 60)
+    } else {
+        host.to_owned()
     }
 }
 
@@ -169,5 +221,27 @@ mod tests {
         let (short, body) = call_text("read_file", &serde_json::json!({ "file_path": "/a" }));
         assert_eq!(short, r#"{"file_path":"/a"}"#);
         assert!(body.contains("\"file_path\": \"/a\""), "{body}");
+    }
+
+    #[test]
+    fn a_source_is_named_by_its_title_else_its_host() {
+        let source = |url: Option<&str>, title: Option<&str>| Source {
+            url: url.map(str::to_owned),
+            title: title.map(str::to_owned),
+            cited_text: None,
+        };
+        assert_eq!(
+            source_label(&source(Some("https://a.example/x"), Some(" Rome "))),
+            "Rome"
+        );
+        assert_eq!(
+            source_label(&source(Some("https://www.b.example:8080/p?q=1"), None)),
+            "b.example:8080"
+        );
+        assert_eq!(source_label(&source(None, Some("notes.pdf"))), "notes.pdf");
+        assert_eq!(
+            source_label(&source(Some("mailto:x@y.example"), None)),
+            "y.example"
+        );
     }
 }

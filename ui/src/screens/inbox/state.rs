@@ -6,8 +6,8 @@ use crate::components::attachments::{AttachmentDrafts, Tray};
 use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApiError, AttachmentView, Folder, FolderId, FolderListParams, ThreadId, ThreadListParams,
-    ThreadSummary, ThreadView, ViewCounts, cmd,
+    ApiError, AttachmentView, ContextUse, Folder, FolderId, FolderListParams, ThreadId,
+    ThreadListParams, ThreadSummary, ThreadView, ViewCounts, cmd,
 };
 
 /// A question the user must answer before something destructive happens.
@@ -49,8 +49,9 @@ pub(crate) struct Inbox {
     pub(crate) running: RwSignal<std::collections::HashSet<ThreadId>>,
     /// The messages the host holds for each thread's next runs.
     pub(crate) queues: RwSignal<Queues>,
-    /// The open thread's context use: tokens, and the model's window.
-    pub(crate) context: RwSignal<Option<(u64, u32)>>,
+    /// The open thread's context use: stored with the thread, then each
+    /// live model call's.
+    pub(crate) context: RwSignal<Option<ContextUse>>,
     /// Each composer's files for its next message; kept per thread like
     /// drafts, and outside the composer so an upload can land after it closed.
     pub(crate) attachments: RwSignal<AttachmentDrafts>,

@@ -8,7 +8,7 @@ use super::streamed::StreamedText;
 use crate::ipc::{EventStream, invoke};
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApiError, ErrorReason, Interrupt, MessageView, QueueAddParams, QueueRemoveParams,
+    ApiError, ContextUse, ErrorReason, Interrupt, MessageView, QueueAddParams, QueueRemoveParams,
     QueuedMessage, Role, RunCancelParams, RunEvent, RunEventFrame, RunId, RunStartParams, ThreadId,
     ThreadIdParams, ThreadSubscribeParams, cmd,
 };
@@ -286,11 +286,14 @@ impl RunState {
                 input_tokens,
                 output_tokens,
                 context_window,
+                summarized,
             } => {
-                if let Some(window) = context_window {
-                    self.inbox
-                        .context
-                        .set(Some((input_tokens + output_tokens, window)));
+                if let Some(context_window) = context_window {
+                    self.inbox.context.set(Some(ContextUse {
+                        used_tokens: input_tokens + output_tokens,
+                        context_window,
+                        summarized,
+                    }));
                 }
             }
             // The host starts the next queued message itself; the queue's

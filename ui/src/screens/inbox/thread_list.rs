@@ -152,6 +152,18 @@ fn empty_text(inbox: Inbox) -> &'static str {
     }
 }
 
+/// What a thread with nothing to name it by is called.
+const UNTITLED: &str = "New thread";
+
+/// The name a row shows: the title, else (a thread the store could not name
+/// after its first message, e.g. one whose first message was only a file)
+/// the start of its last message; `None` for a thread with nothing in it.
+fn shown_title(thread: &ThreadSummary) -> Option<&str> {
+    [thread.title.trim(), thread.preview.trim()]
+        .into_iter()
+        .find(|text| !text.is_empty())
+}
+
 #[component]
 fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     let inbox = use_inbox();
@@ -167,6 +179,16 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     };
     let (unread, awaiting) = (thread.unread, thread.awaiting_action);
     let (title, preview) = (thread.title.clone(), thread.preview.clone());
+    // A row named by its last message does not repeat it below.
+    let preview = if title.trim().is_empty() {
+        String::new()
+    } else {
+        preview
+    };
+    let (shown, untitled) = match shown_title(&thread) {
+        Some(shown) => (shown.to_owned(), false),
+        None => (UNTITLED.to_owned(), true),
+    };
     let outcome = thread.last_run.as_ref().and_then(Outcome::of);
     let row_id = id.clone();
     let running = {
@@ -190,7 +212,7 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
                 on:click=move |_| inbox.open(id.clone(), None)>
                 <span class="thread__title">
                     {awaiting.then(|| view! { <span class="thread__action" title="Waiting for your decision">"●"</span> })}
-                    <span class="thread__title-text" data-testid="thread-title">{title.clone()}</span>
+                    <span class="thread__title-text" class:muted=untitled data-testid="thread-title">{shown.clone()}</span>
                     {move || if running.get() {
                         Some(view! {
                             <span class="thread__running" title="Working" aria-label="Working" data-testid="running-dot">"●"</span>
@@ -323,7 +345,11 @@ fn ThreadMenu(thread: ThreadSummary, menu_open: RwSignal<bool>) -> impl IntoView
         let thread = thread.clone();
         move |_| {
             menu_open.set(false);
-            confirm_delete(inbox, thread.id.clone(), &thread.title);
+            confirm_delete(
+                inbox,
+                thread.id.clone(),
+                shown_title(&thread).unwrap_or(UNTITLED),
+            );
         }
     };
     let current_folder = thread.folder_id.clone();

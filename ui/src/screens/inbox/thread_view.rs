@@ -2,6 +2,7 @@
 //! from the end (never all messages in the DOM).
 
 use super::composer::{Composer, Welcome};
+use super::history::{OpenSidePanel, SidePanel, SidePanelButtons};
 use super::live::LiveRun;
 use super::message::MessageCard;
 use super::state::{Inbox, use_inbox};
@@ -62,6 +63,7 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
 
     let editing = RwSignal::new(false);
     let menu = RwSignal::new(false);
+    let side_panel = RwSignal::new(None::<SidePanel>);
     let fork_from = thread_id.clone();
     let on_fork =
         Callback::new(move |message_id: String| fork(inbox, fork_from.clone(), message_id));
@@ -81,6 +83,7 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
                         </h1>
                     }.into_any(),
                 }}
+                <SidePanelButtons open=side_panel />
                 <div class="thread-pane__actions">
                     <button class="icon-button" aria-label="Thread menu" aria-haspopup="menu" data-testid="thread-pane-menu"
                         on:click=move |_| menu.update(|m| *m = !*m)>"⋯"</button>
@@ -116,6 +119,7 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
                 <LiveRun run />
             </div>
             <Composer run />
+            <OpenSidePanel thread_id=thread_id.clone() open=side_panel />
         </div>
     }
 }
@@ -162,6 +166,7 @@ fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: O
             .queues
             .update(|q| q.seed(thread_id.clone(), queue_asked_at, queued));
         run.model.set(detail.thread.model.clone());
+        super::gauge::show_stored(inbox, &thread_id, detail.context);
         feed.thread.set(Some(detail.thread));
         // Subscribe once the page is in, so completed messages append to it.
         run.subscribe(None);
