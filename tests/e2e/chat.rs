@@ -17,6 +17,13 @@ const QUEUED: &str = "Then add a summary";
 /// Settings › Providers: the OpenAI-compatible provider against `base_url`,
 /// and its `gpt-4o` as the default model.
 pub(crate) async fn configure_provider(app: &App, base_url: &str) -> Result<()> {
+    configure_openai(app, base_url, None).await
+}
+
+/// Settings › Providers: OpenAI against `base_url` through `api` (the form's
+/// API select, e.g. `responses`; `None` keeps Chat), and `gpt-4o` as the
+/// default model.
+pub(crate) async fn configure_openai(app: &App, base_url: &str, api: Option<&str>) -> Result<()> {
     app.click("[data-testid=rail-settings]").await?;
     app.click("[data-testid=settings-providers]").await?;
     app.click("[data-testid=provider-row-openai]").await?;
@@ -28,6 +35,20 @@ pub(crate) async fn configure_provider(app: &App, base_url: &str) -> Result<()> 
         .await?
         .send_keys(KEY)
         .await?;
+    if let Some(api) = api {
+        app.find(&format!(
+            "[data-testid=provider-field-api] option[value={api}]"
+        ))
+        .await?;
+        app.eval(&format!(
+            "const s = document.querySelector('[data-testid=provider-field-api]');
+             s.value = {api};
+             s.dispatchEvent(new Event('change', {{bubbles: true}}));
+             return null;",
+            api = json!(api)
+        ))
+        .await?;
+    }
     app.click("[data-testid=provider-save]").await?;
     app.find("[data-testid=provider-saved]").await?;
     choose_default_model(app, "openai:gpt-4o").await

@@ -2,13 +2,12 @@
 //! draft, the prompts ↑ recalls, a thread whose first run is still going
 //! listed under its first message, and an answer's sources row.
 
-use crate::chat::{ask, choose_default_model, feed_has, openai_mock};
+use crate::chat::{ask, configure_openai, feed_has, openai_mock};
 use crate::harness::{App, Sandbox};
 use anyhow::Result;
 use pizza_test_support::mock_provider::MockResponse;
 use serde_json::json;
 
-const KEY: &str = "sk-e2e-drafts-7d21";
 const ARROW_UP: &str = "\u{E013}";
 const HOME: &str = "\u{E011}";
 /// Short enough to be the whole interim title (60 characters).
@@ -38,33 +37,6 @@ event: response.completed
 data: {"type":"response.completed","sequence_number":5,"response":{"id":"resp_e2e","object":"response","status":"completed","output":[],"usage":{"input_tokens":30,"output_tokens":9}}}
 
 "#;
-
-/// Settings › Providers: OpenAI on the mock, through the Responses API.
-async fn configure_responses(app: &App, base_url: &str) -> Result<()> {
-    app.click("[data-testid=rail-settings]").await?;
-    app.click("[data-testid=settings-providers]").await?;
-    app.click("[data-testid=provider-row-openai]").await?;
-    app.find("[data-testid=provider-field-base_url]")
-        .await?
-        .send_keys(base_url)
-        .await?;
-    app.find("[data-testid=provider-field-api_key]")
-        .await?
-        .send_keys(KEY)
-        .await?;
-    app.find("[data-testid=provider-field-api] option[value=responses]")
-        .await?;
-    app.eval(
-        "const s = document.querySelector('[data-testid=provider-field-api]');
-         s.value = 'responses';
-         s.dispatchEvent(new Event('change', {bubbles: true}));
-         return null;",
-    )
-    .await?;
-    app.click("[data-testid=provider-save]").await?;
-    app.find("[data-testid=provider-saved]").await?;
-    choose_default_model(app, "openai:gpt-4o").await
-}
 
 /// The list's titles, top to bottom.
 const TITLES: &str = "return [...document.querySelectorAll('[data-testid=thread-title]')]
@@ -115,7 +87,7 @@ async fn drafts_history_untitled_threads_and_sources_survive_a_restart() -> Resu
 
     let app = App::start(&sandbox, "drafts").await?;
     app.run(async |app| {
-        configure_responses(app, &base_url).await?;
+        configure_openai(app, &base_url, Some("responses")).await?;
         app.click("[data-testid=rail-inbox]").await?;
 
         eprintln!("step: a thread whose first run is going is listed under its first message");

@@ -10,6 +10,7 @@ use pizza_protocol::{
     ThreadSearchParams, ThreadSummary, ThreadUpdateParams, ThreadView, ViewCounts,
 };
 use pizza_store as store;
+use pizza_store::ForkAt;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -185,15 +186,21 @@ impl ThreadService {
         &self,
         params: ThreadForkParams,
     ) -> Result<ThreadSummary, ApiError> {
-        let parent = self
-            .store
-            .thread(&params.thread_id)
+        self.fork_at(&params.thread_id, ForkAt::Message(&params.message_id))
             .await
-            .map_err(store_err)?;
+    }
+
+    /// Forks a thread, the fork titled after its parent.
+    pub(super) async fn fork_at(
+        &self,
+        thread_id: &str,
+        at: ForkAt<'_>,
+    ) -> Result<ThreadSummary, ApiError> {
+        let parent = self.store.thread(thread_id).await.map_err(store_err)?;
         let title = fork_title(&parent.title);
         let thread = self
             .store
-            .fork_thread(&params.thread_id, &params.message_id, Some(&title))
+            .fork(thread_id, at, Some(&title))
             .await
             .map_err(store_err)?;
         self.threads_changed(Some(&thread.id));

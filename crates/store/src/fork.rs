@@ -1,4 +1,4 @@
-//! Forking a thread at a message: a new thread that starts with a copy of the
+//! Forking a thread at a message or a checkpoint: a new thread that starts with a copy of the
 //! transcript up to that message and the state files as of the step that committed it,
 //! sharing the parent's attachments.
 
@@ -25,16 +25,24 @@ struct ForkPoint {
     files_version: i64,
 }
 
+/// Where to fork a thread: after one of its messages, or at one of its
+/// checkpoints (its messages and files then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForkAt<'a> {
+    Message(&'a str),
+    Checkpoint(&'a str),
+}
+
 impl Store {
-    /// Forks `thread_id` at `message_id` (included). `title` defaults to the parent's.
+    /// Forks `thread_id` at `at`. `title` defaults to the parent's.
     ///
     /// Refused with `InvalidInput` inside a tool call: when a tool call issued at or
-    /// before the message has no result at or before it, the fork's transcript would
-    /// be one no model accepts.
-    pub async fn fork_thread(
+    /// before the fork point has no result at or before it, the fork's transcript
+    /// would be one no model accepts.
+    pub async fn fork(
         &self,
         thread_id: &str,
-        message_id: &str,
+        at: ForkAt<'_>,
         title: Option<&str>,
     ) -> Result<Thread> {
         let title = title
@@ -43,59 +51,52 @@ impl Store {
         let now = self.now();
         let mut tx = self.write_tx().await?;
         ensure_thread(&mut tx, thread_id).await?;
-        let seq: i64 =
-            sqlx::query_scalar("SELECT seq FROM messages WHERE id = ? AND thread_id = ?")
-                .bind(message_id)
-                .bind(thread_id)
-                .fetch_optional(&mut *tx)
-                .await?
-                .ok_or_else(|| Error::not_found("message", message_id))?;
-        // The first checkpoint that contains the message: the state as of that step.
-        let source_checkpoint = sqlx::query(
-            "SELECT id, files_version FROM checkpoints WHERE thread_id = ? AND message_seq >= ? \
-             ORDER BY message_seq, step LIMIT 1",
-        )
+        let point = match at {
+            ForkAt::Message(message_id) => message_point(&mut tx, thread_id, message_id).await?,
+            ForkAt::Checkpoint(checkpoint_id) => {
+                let checkpoint = checkpoint_by(&mut tx, thread_id, Some(checkpoint_id))
+                    .await?
+                    .ok_or_else(|| Error::not_found("checkpoint", checkpoint_id))?;
+                ForkPoint {
+                    seq: checkpoint.message_seq,
+                    checkpoint_id: checkpoint.id,
+                    files_version: checkpoint.files_version,
+                }
+            }
+        };
+        let id = fork_in(&mut tx, thread_id, point, title, now).await?;
+        tx.commit().await?;
+        self.thread(&id).await
+    }
+}
+
+/// The fork point after `message_id`: the first checkpoint that contains the
+/// message, the state as of that step.
+async fn message_point(
+    tx: &mut SqliteConnection,
+    thread_id: &str,
+    message_id: &str,
+) -> Result<ForkPoint> {
+    let seq: i64 = sqlx::query_scalar("SELECT seq FROM messages WHERE id = ? AND thread_id = ?")
+        .bind(message_id)
         .bind(thread_id)
-        .bind(seq)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or_else(|| Error::Corrupt(format!("message {message_id} has no checkpoint")))?;
-        let point = ForkPoint {
-            seq,
-            checkpoint_id: source_checkpoint.try_get("id")?,
-            files_version: source_checkpoint.try_get("files_version")?,
-        };
-        let id = fork_in(&mut tx, thread_id, point, title, now).await?;
-        tx.commit().await?;
-        self.thread(&id).await
-    }
-
-    /// Forks `thread_id` as it was at `checkpoint_id`: its messages and its
-    /// files then. Refused inside a tool call like [`Store::fork_thread`].
-    pub async fn fork_at_checkpoint(
-        &self,
-        thread_id: &str,
-        checkpoint_id: &str,
-        title: Option<&str>,
-    ) -> Result<Thread> {
-        let title = title
-            .map(|t| required("title", t, TITLE_MAX_CHARS))
-            .transpose()?;
-        let now = self.now();
-        let mut tx = self.write_tx().await?;
-        ensure_thread(&mut tx, thread_id).await?;
-        let checkpoint = checkpoint_by(&mut tx, thread_id, Some(checkpoint_id))
-            .await?
-            .ok_or_else(|| Error::not_found("checkpoint", checkpoint_id))?;
-        let point = ForkPoint {
-            seq: checkpoint.message_seq,
-            checkpoint_id: checkpoint.id,
-            files_version: checkpoint.files_version,
-        };
-        let id = fork_in(&mut tx, thread_id, point, title, now).await?;
-        tx.commit().await?;
-        self.thread(&id).await
-    }
+        .ok_or_else(|| Error::not_found("message", message_id))?;
+    let checkpoint = sqlx::query(
+        "SELECT id, files_version FROM checkpoints WHERE thread_id = ? AND message_seq >= ? \
+         ORDER BY message_seq, step LIMIT 1",
+    )
+    .bind(thread_id)
+    .bind(seq)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or_else(|| Error::Corrupt(format!("message {message_id} has no checkpoint")))?;
+    Ok(ForkPoint {
+        seq,
+        checkpoint_id: checkpoint.try_get("id")?,
+        files_version: checkpoint.try_get("files_version")?,
+    })
 }
 
 /// Creates the fork of `thread_id` at `point` inside `tx` (the caller

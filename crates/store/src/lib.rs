@@ -39,6 +39,7 @@ pub use drafts::Draft;
 pub use enablement::{ENABLEMENT_ID_MAX_CHARS, ENABLEMENT_KIND_MAX_CHARS, Enablement};
 pub use error::{DatabaseError, Error, Result};
 pub use folders::{Folder, FolderUpdate};
+pub use fork::ForkAt;
 pub use grants::{GRANT_ID_MAX_CHARS, GRANT_PATH_MAX_CHARS, Grant};
 pub use history::{CheckpointEntry, StateFileInfo};
 pub use import::{ImportedMessage, ImportedThread};

@@ -68,7 +68,7 @@ pub struct Thread {
 pub struct NewThread {
     pub title: Option<String>,
     pub folder_id: Option<String>,
-    /// `User` or `Trigger`; forks come from [`Store::fork_thread`].
+    /// `User` or `Trigger`; forks come from [`Store::fork`].
     pub source: Option<ThreadSource>,
     pub model: Option<String>,
 }

@@ -16,9 +16,10 @@ use pizza_protocol::{
     attachment_media_type,
 };
 use pizza_store as store;
+use pizza_store::ForkAt;
 
 use super::export::export_path;
-use super::{DEFAULT_PAGE, ThreadService, message_view, store_err, summary};
+use super::{DEFAULT_PAGE, ThreadService, message_view, store_err};
 use crate::Host;
 use crate::desktop::SaveDialog;
 
@@ -75,19 +76,8 @@ impl ThreadService {
         &self,
         params: CheckpointForkParams,
     ) -> Result<ThreadSummary, ApiError> {
-        let parent = self
-            .store
-            .thread(&params.thread_id)
+        self.fork_at(&params.thread_id, ForkAt::Checkpoint(&params.checkpoint_id))
             .await
-            .map_err(store_err)?;
-        let title = super::fork_title(&parent.title);
-        let thread = self
-            .store
-            .fork_at_checkpoint(&params.thread_id, &params.checkpoint_id, Some(&title))
-            .await
-            .map_err(store_err)?;
-        self.threads_changed(Some(&thread.id));
-        Ok(summary(thread))
     }
 
     pub(crate) async fn thread_file_list(

@@ -2,8 +2,9 @@ use std::path::Path;
 
 use pizza_protocol::{AttachmentKind, AttachmentView, MessagePart, attachment_src};
 use pizza_store::{
-    Attachment, AttachmentRef, Error, NewAttachment, NewMessage, NewThread, Part, Role, RunOutcome,
-    RunSource, RunStatus, StepCommit, Store, TurnStart, TurnStarted, TurnThread, transcript,
+    Attachment, AttachmentRef, Error, ForkAt, NewAttachment, NewMessage, NewThread, Part, Role,
+    RunOutcome, RunSource, RunStatus, StepCommit, Store, TurnStart, TurnStarted, TurnThread,
+    transcript,
 };
 use pretty_assertions::assert_eq;
 use sqlx::{Connection, SqliteConnection};
@@ -380,7 +381,11 @@ async fn a_fork_keeps_the_attachments_it_shares_when_the_parent_is_deleted() {
     finish(&t.store, &started).await;
     let fork = t
         .store
-        .fork_thread(&parent.id, &started.step.messages[0].id, None)
+        .fork(
+            &parent.id,
+            ForkAt::Message(&started.step.messages[0].id),
+            None,
+        )
         .await
         .unwrap();
 

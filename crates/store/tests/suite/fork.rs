@@ -1,4 +1,4 @@
-use pizza_store::{Error, FileChange, ThreadSource};
+use pizza_store::{Error, FileChange, ForkAt, ThreadSource};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -43,7 +43,11 @@ async fn fork_copies_messages_and_files_up_to_the_message() {
 
     let at = &s3.messages[2];
     t.clock.advance(100);
-    let fork = t.store.fork_thread(&th.id, &at.id, None).await.unwrap();
+    let fork = t
+        .store
+        .fork(&th.id, ForkAt::Message(&at.id), None)
+        .await
+        .unwrap();
     assert_eq!(fork.source, ThreadSource::Fork);
     assert_eq!(fork.parent_thread_id, Some(th.id.clone()));
     assert_eq!(fork.parent_checkpoint_id, Some(s3.checkpoint.id.clone()));
@@ -93,7 +97,11 @@ async fn fork_copies_messages_and_files_up_to_the_message() {
     // At the first message, with a title of the user's own.
     let early = t
         .store
-        .fork_thread(&th.id, &s1.messages[0].id, Some("Try again"))
+        .fork(
+            &th.id,
+            ForkAt::Message(&s1.messages[0].id),
+            Some("Try again"),
+        )
         .await
         .unwrap();
     assert!(early.user_titled);
@@ -116,7 +124,11 @@ async fn fork_inside_a_tool_call_is_refused_and_writes_nothing() {
     let before = row_counts(t.dir.path()).await;
 
     for inside in [&issued.messages[0].id, &half.messages[0].id] {
-        let err = t.store.fork_thread(&th.id, inside, None).await.unwrap_err();
+        let err = t
+            .store
+            .fork(&th.id, ForkAt::Message(inside), None)
+            .await
+            .unwrap_err();
         match &err {
             Error::InvalidInput(msg) => assert!(msg.contains("tool call"), "{msg}"),
             other => panic!("expected InvalidInput, got {other:?}"),
@@ -124,13 +136,13 @@ async fn fork_inside_a_tool_call_is_refused_and_writes_nothing() {
     }
     let err = t
         .store
-        .fork_thread(&th.id, "no-such-message", None)
+        .fork(&th.id, ForkAt::Message("no-such-message"), None)
         .await
         .unwrap_err();
     assert_not_found(&err, "message");
     let err = t
         .store
-        .fork_thread(&th.id, &all.messages[0].id, Some(""))
+        .fork(&th.id, ForkAt::Message(&all.messages[0].id), Some(""))
         .await
         .unwrap_err();
     assert!(matches!(err, Error::InvalidInput(_)), "{err:?}");
@@ -139,7 +151,7 @@ async fn fork_inside_a_tool_call_is_refused_and_writes_nothing() {
     // Once every call has its result, forking there is fine.
     assert!(
         t.store
-            .fork_thread(&th.id, &all.messages[0].id, None)
+            .fork(&th.id, ForkAt::Message(&all.messages[0].id), None)
             .await
             .is_ok()
     );

@@ -1,7 +1,7 @@
 //! The history panel's reads: checkpoints with what each step changed, the
 //! files at a checkpoint, one file, and forking at a checkpoint.
 
-use pizza_store::{FileChange, StateFileInfo, StateUpdate};
+use pizza_store::{FileChange, ForkAt, StateFileInfo, StateUpdate};
 use pretty_assertions::assert_eq;
 
 use super::support::{
@@ -227,7 +227,7 @@ async fn fork_at_a_checkpoint_takes_its_messages_and_files() {
 
     let fork = t
         .store
-        .fork_at_checkpoint(&th.id, &s1.checkpoint.id, Some("Early"))
+        .fork(&th.id, ForkAt::Checkpoint(&s1.checkpoint.id), Some("Early"))
         .await
         .unwrap();
     assert_eq!(fork.parent_checkpoint_id, Some(s1.checkpoint.id.clone()));
@@ -244,7 +244,7 @@ async fn fork_at_a_checkpoint_takes_its_messages_and_files() {
     let before = row_counts(t.dir.path()).await;
     let err = t
         .store
-        .fork_at_checkpoint(&th.id, &s2.checkpoint.id, None)
+        .fork(&th.id, ForkAt::Checkpoint(&s2.checkpoint.id), None)
         .await
         .unwrap_err();
     assert!(
@@ -255,7 +255,7 @@ async fn fork_at_a_checkpoint_takes_its_messages_and_files() {
     let other = new_thread(&t.store).await;
     let err = t
         .store
-        .fork_at_checkpoint(&other.id, &s1.checkpoint.id, None)
+        .fork(&other.id, ForkAt::Checkpoint(&s1.checkpoint.id), None)
         .await
         .unwrap_err();
     assert_not_found(&err, "checkpoint");

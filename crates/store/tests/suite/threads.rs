@@ -1,6 +1,6 @@
 use pizza_store::{
-    Error, FileChange, FolderFilter, NewThread, RunSource, ThreadQuery, ThreadSource, ThreadUpdate,
-    ThreadView, ViewCounts,
+    Error, FileChange, FolderFilter, ForkAt, NewThread, RunSource, ThreadQuery, ThreadSource,
+    ThreadUpdate, ThreadView, ViewCounts,
 };
 use pretty_assertions::assert_eq;
 
@@ -335,7 +335,7 @@ async fn delete_cascades_and_forks_lose_their_parent() {
     t.store.create_run(&th.id, RunSource::User).await.unwrap();
     let fork = t
         .store
-        .fork_thread(&th.id, &done.messages[1].id, None)
+        .fork(&th.id, ForkAt::Message(&done.messages[1].id), None)
         .await
         .unwrap();
     let fork_counts = row_counts(t.dir.path()).await;
