@@ -13,6 +13,7 @@ mod ipc;
 mod keychain;
 mod links;
 mod logging;
+mod main_window;
 mod navigate;
 mod notifications;
 mod quick_ask;

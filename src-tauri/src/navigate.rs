@@ -15,16 +15,8 @@ pub(crate) fn open_thread<R: Runtime>(app: &AppHandle<R>, thread_id: &str) {
     show_main_window(app);
 }
 
-/// Shows, restores and focuses the main window.
+/// Shows, restores and focuses the main window, making it again if it
+/// was released while closed to the tray.
 pub(crate) fn show_main_window<R: Runtime>(app: &AppHandle<R>) {
-    let Some(window) = app.get_webview_window("main") else {
-        return;
-    };
-    // Each step can fail on exotic window managers; the rest still helps.
-    let _ = window.show();
-    let _ = window.unminimize();
-    let _ = window.set_focus();
-    if let Some(host) = app.try_state::<Host>() {
-        host.set_window_shown(true);
-    }
+    crate::main_window::show(app);
 }

@@ -19,7 +19,7 @@ use pizza_host::{
     Host, Notification, NotificationDecision, NotificationKind, Notifier, NotifyError,
 };
 use pizza_protocol::ThreadId;
-use tauri::{AppHandle, Manager, Runtime, WindowEvent};
+use tauri::{AppHandle, Runtime};
 
 /// Threads whose last notification is remembered for replacing.
 const REMEMBERED_THREADS: usize = 256;
@@ -73,14 +73,6 @@ pub(crate) fn install<R: Runtime>(app: &AppHandle<R>, host: &Host) {
                 let _ = host.notification_decide(decision).await;
             });
         });
-    if let Some(window) = app.get_webview_window("main") {
-        let host = host.clone();
-        window.on_window_event(move |event| {
-            if let WindowEvent::Focused(focused) = event {
-                host.set_window_focused(*focused);
-            }
-        });
-    }
     let host = host.clone();
     tauri::async_runtime::spawn(async move { host.announce_missed().await });
 }

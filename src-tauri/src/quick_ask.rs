@@ -17,6 +17,7 @@ const HEIGHT: f64 = 360.0;
 
 /// Shows the quick-ask window, creating it the first time.
 pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
+    crate::main_window::keep(app, LABEL);
     if let Some(window) = app.get_webview_window(LABEL) {
         let _ = window.show();
         let _ = window.unminimize();
@@ -46,11 +47,13 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-/// Hides the quick-ask window; its run goes on and lands in the inbox.
+/// Hides the quick-ask window, released after a grace like the main
+/// window; its run goes on and lands in the inbox.
 pub(crate) fn hide<R: Runtime>(app: &AppHandle<R>) {
     if let Some(window) = app.get_webview_window(LABEL) {
         let _ = window.hide();
     }
+    crate::main_window::release_later(app, LABEL);
 }
 
 /// Set by whoever starts the app (end-to-end tests): the save dialog is not
@@ -135,7 +138,7 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
             ],
         );
         builder = builder.add_filter("All files", &["*"]);
-        if let Some(window) = self.app.get_webview_window("main") {
+        if let Some(window) = self.app.get_webview_window(crate::main_window::LABEL) {
             builder = builder.set_parent(&window);
         }
         builder
@@ -156,7 +159,7 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
         }
         use tauri_plugin_dialog::DialogExt;
         let mut builder = self.app.dialog().file().set_title(title);
-        if let Some(window) = self.app.get_webview_window("main") {
+        if let Some(window) = self.app.get_webview_window(crate::main_window::LABEL) {
             builder = builder.set_parent(&window);
         }
         chosen_path(builder.blocking_pick_folder()?, "folder")
@@ -192,7 +195,7 @@ impl<R: Runtime> TauriShell<R> {
             .file()
             .set_title(title)
             .add_filter(filter_name, &extensions);
-        if let Some(window) = self.app.get_webview_window("main") {
+        if let Some(window) = self.app.get_webview_window(crate::main_window::LABEL) {
             builder = builder.set_parent(&window);
         }
         builder

@@ -50,6 +50,7 @@ pub(crate) fn run() -> ExitCode {
         .on_page_load(crate::webview::on_page_load)
         .plugin(crate::shortcut::plugin())
         .setup(move |app| {
+            app.manage(crate::main_window::Releases::default());
             setup_desktop(app.handle(), setup_host.as_ref(), &launch);
             Ok(())
         })
@@ -199,33 +200,51 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
                 tracing::warn!(code = %error.code, message = %error.message, "the skills folder is not watched");
             }
         });
-        if launch.hidden && launch.thread.is_none() {
-            // Started at login: the window made from the config is hidden
-            // before the event loop first shows it; the tray brings it back.
+        if launch.hidden && launch.thread.is_none() && !launch.quick_ask {
+            // Started at login: no window (no web process) until the tray,
+            // a notification or a second launch asks for one.
             tracing::info!("started hidden, in the tray");
-            crate::tray::hide_main_window(app);
-        }
-        if launch.thread.is_some() || launch.quick_ask {
+        } else if launch.thread.is_some() || launch.quick_ask {
             on_launch(app, launch);
+        } else {
+            crate::main_window::show(app);
         }
+    } else if let Err(error) = crate::main_window::get_or_build(app) {
+        // The window explains why the app cannot start.
+        tracing::error!(%error, "could not open the main window");
     }
 }
 
 fn on_run_event(app: &AppHandle, event: RunEvent) {
-    let RunEvent::WindowEvent {
-        label,
-        event: WindowEvent::CloseRequested { api, .. },
-        ..
-    } = event
-    else {
-        return;
-    };
-    if label == "main" && app.try_state::<Host>().is_some() {
-        api.prevent_close();
-        crate::tray::on_close_requested(app);
-    } else if label == crate::quick_ask::LABEL {
-        api.prevent_close();
-        crate::quick_ask::hide(app);
+    match event {
+        // Every window closed (released to the tray): the app goes on, as
+        // runs and schedules do. Only `quit` (an exit code) ends it.
+        RunEvent::ExitRequested {
+            code: None, api, ..
+        } if app.try_state::<Host>().is_some() => api.prevent_exit(),
+        RunEvent::WindowEvent { label, event, .. } => on_window_event(app, &label, &event),
+        _ => {}
+    }
+}
+
+fn on_window_event(app: &AppHandle, label: &str, event: &WindowEvent) {
+    let is_main = label == crate::main_window::LABEL;
+    match event {
+        WindowEvent::CloseRequested { api, .. } => {
+            if is_main && app.try_state::<Host>().is_some() {
+                api.prevent_close();
+                crate::tray::on_close_requested(app);
+            } else if label == crate::quick_ask::LABEL {
+                api.prevent_close();
+                crate::quick_ask::hide(app);
+            }
+        }
+        WindowEvent::Focused(focused) if is_main => {
+            if let Some(host) = app.try_state::<Host>() {
+                host.set_window_focused(*focused);
+            }
+        }
+        _ => {}
     }
 }
 

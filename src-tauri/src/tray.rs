@@ -234,7 +234,7 @@ pub(crate) fn on_close_requested<R: Runtime>(app: &AppHandle<R>) {
     tauri::async_runtime::spawn(async move {
         if tray_is_hosted().await {
             tracing::info!("window closed to the tray");
-            hide_main_window(&app);
+            crate::main_window::hide(&app);
             return;
         }
         tracing::info!("no tray host: asking whether to quit");
@@ -256,17 +256,6 @@ pub(crate) fn on_close_requested<R: Runtime>(app: &AppHandle<R>) {
                 }
             });
     });
-}
-
-/// Hides the main window; nothing is viewed while it is hidden, so finished
-/// work lands in Unread.
-pub(crate) fn hide_main_window<R: Runtime>(app: &AppHandle<R>) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.hide();
-    }
-    if let Some(host) = app.try_state::<Host>() {
-        host.set_window_shown(false);
-    }
 }
 
 /// Whether a tray host shows our icon: someone owns the

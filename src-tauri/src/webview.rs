@@ -7,6 +7,12 @@
 //! renderer paints the same changes directly and keeps 60 frames per second,
 //! so compositing is turned off there. With a GPU nothing changes.
 //! `PIZZA_GPU_COMPOSITING=always|never` overrides the detection.
+//!
+//! The pages are the app's own, loaded once from its bundle and never
+//! navigated: WebKit's browser cache model (a back-forward cache, large
+//! memory caches for pages visited again) only costs memory here, so every
+//! webview uses the document-viewer model (`PIZZA_WEBKIT_CACHE_MODEL=browser`
+//! keeps WebKit's default, to measure the difference).
 
 use tauri::webview::PageLoadPayload;
 use tauri::{Runtime, Webview};
@@ -46,6 +52,7 @@ pub(crate) fn on_page_load<R: Runtime>(webview: &Webview<R>, payload: &PageLoadP
     if payload.event() != tauri::webview::PageLoadEvent::Started {
         return;
     }
+    apply_cache_model(webview);
     let choice = compositing(
         std::env::var("PIZZA_GPU_COMPOSITING").ok().as_deref(),
         has_render_node(),
@@ -75,6 +82,25 @@ fn apply_off<R: Runtime>(webview: &Webview<R>) {
 
 #[cfg(not(target_os = "linux"))]
 fn apply_off<R: Runtime>(_webview: &Webview<R>) {}
+
+#[cfg(target_os = "linux")]
+fn apply_cache_model<R: Runtime>(webview: &Webview<R>) {
+    use webkit2gtk::{CacheModel, WebContextExt, WebViewExt};
+    if std::env::var("PIZZA_WEBKIT_CACHE_MODEL").is_ok_and(|model| model == "browser") {
+        return;
+    }
+    let result = webview.with_webview(|platform| {
+        if let Some(context) = platform.inner().context() {
+            context.set_cache_model(CacheModel::DocumentViewer);
+        }
+    });
+    if let Err(error) = result {
+        tracing::warn!(%error, "could not set the webview's cache model");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn apply_cache_model<R: Runtime>(_webview: &Webview<R>) {}
 
 #[cfg(test)]
 mod tests {

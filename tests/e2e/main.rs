@@ -10,6 +10,7 @@ mod drafts;
 mod eval;
 mod files;
 mod harness;
+mod hidden;
 mod history;
 mod import;
 mod inbox;

@@ -108,10 +108,12 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
         ensure!(enabled == json!(false), "the page's pause answered {enabled}");
         wait_for_entry(&menu, "Resume automations").await?;
 
-        // With a tray, closing the window only hides it; Open shows it again.
-        let window = x11::close_until_hidden(MAIN_TITLE, &app.processes()).await?;
+        // With a tray, closing the window only hides it; Open shows it
+        // again (the same window, or a new one once it was released).
+        x11::close_until_hidden(MAIN_TITLE, &app.processes()).await?;
         menu.click("Open Pizza Bot").map_err(|e| anyhow!(e))?;
-        x11::wait_until(window, true).await?;
+        x11::wait_for_window(MAIN_TITLE, &app.processes()).await?;
+        app.switch_to_page(false).await?;
         app.click("[data-testid=rail-settings]").await?;
         app.find("[data-testid=settings-general]").await?;
 

@@ -156,35 +156,39 @@ pub(crate) async fn answer_dialog(window: Window, key: &str) -> Result<()> {
     }
 }
 
-/// Clicks notification `id` until `window` is shown again (a click in
-/// the instant after showing the notification is missed).
+/// Clicks notification `id` until a window titled `title` of one of
+/// `pids` is shown — the one closed to the tray, or a new one made after it
+/// was released (a click in the instant after showing the notification is
+/// missed). Returns it.
 pub(crate) async fn click_until_shown(
     server: &NotificationServer,
     id: u32,
-    window: Window,
-) -> Result<()> {
-    let (conn, _) = connect()?;
+    title: &str,
+    pids: impl Fn() -> Vec<u32>,
+) -> Result<Window> {
+    let (conn, root) = connect()?;
     let deadline = Instant::now() + TIMEOUT;
     loop {
         server.click(id).map_err(|e| anyhow!(e))?;
         let settle = Instant::now() + Duration::from_millis(500);
         while Instant::now() < settle {
-            if mapped(&conn, window)? {
-                return Ok(());
+            if let Some(window) = shown_window(&conn, root, title, &pids())? {
+                return Ok(window);
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         if Instant::now() > deadline {
-            bail!("clicking the notification did not show the window");
+            bail!("clicking the notification did not show a window titled {title:?}");
         }
     }
 }
 
-/// Polls until `window` is shown (`true`) or hidden.
+/// Polls until `window` is shown (`true`) or hidden (or gone: the app
+/// releases a window closed to the tray).
 pub(crate) async fn wait_until(window: Window, shown: bool) -> Result<()> {
     let (conn, _) = connect()?;
     let deadline = Instant::now() + TIMEOUT;
-    while mapped(&conn, window)? != shown {
+    while mapped(&conn, window).unwrap_or(false) != shown {
         if Instant::now() > deadline {
             bail!(
                 "the window is still {}",

@@ -15,6 +15,7 @@ mod keys;
 mod links;
 mod markdown;
 mod notify;
+mod place;
 mod quick_ask;
 mod screen;
 mod screens;

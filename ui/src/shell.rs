@@ -28,6 +28,7 @@ pub(crate) fn Shell() -> impl IntoView {
     crate::events::listen(AppEvent::THREADS_CHANGED, move |_| inbox.changed());
     inbox::track_running(inbox);
     inbox::track_queues(inbox);
+    crate::place::restore_and_follow(screen, inbox);
     crate::notify::follow_clicks(screen, inbox);
     let dragging = RwSignal::new(false);
     inbox::follow_drops(inbox, screen, dragging);

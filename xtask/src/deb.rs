@@ -2,7 +2,7 @@
 //! npm. `--check` then verifies the package (see [`check`]); `--no-build`
 //! checks the last one built.
 
-mod check;
+pub(crate) mod check;
 
 use crate::{setup, step, ui};
 use anyhow::{Context, Result, bail};
@@ -33,7 +33,7 @@ pub(crate) fn command(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn bundle() -> Result<()> {
+pub(crate) fn bundle() -> Result<()> {
     setup::ensure(setup::Purpose::Run)?;
     ui::build()?;
     let root = crate::workspace_root();

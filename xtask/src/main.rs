@@ -9,6 +9,7 @@
 //! - `deb`   bundles a `.deb` offline (needs npm for the Tauri CLI); `--check`
 //!   then unpacks it and starts the packaged app (needs a display).
 
+mod bench;
 mod deb;
 mod layering;
 mod mcp_servers;
@@ -53,8 +54,9 @@ fn run() -> Result<()> {
         "layering" => layering::check(),
         "ui" => ui::build(),
         "deb" => deb::command(&rest),
+        "bench" => bench::command(&rest),
         _ => bail!(
-            "usage: cargo xtask <run|test|layering|ui|deb|setup|mcp-servers>\n  run   set up, build and start the app\n  test  set up and run the whole test suite (test --no-e2e skips the window tests)\n  mcp-servers  install the MCP servers the tests talk to (part of test)\n  layering  check which crate may depend on which (DESIGN.md §2)\n  deb   bundle a .deb (deb --check also verifies it; deb --check --no-build verifies the last one)"
+            "usage: cargo xtask <run|test|layering|ui|deb|bench|setup|mcp-servers>\n  run   set up, build and start the app\n  test  set up and run the whole test suite (test --no-e2e skips the window tests)\n  mcp-servers  install the MCP servers the tests talk to (part of test)\n  layering  check which crate may depend on which (DESIGN.md §2)\n  deb   bundle a .deb (deb --check also verifies it; deb --check --no-build verifies the last one)\n  bench desktop  the release app's start-up, memory, CPU, reopen time, soak and sizes"
         ),
     }
 }

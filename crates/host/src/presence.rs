@@ -5,7 +5,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use pizza_protocol::ThreadId;
+use pizza_protocol::{ApiError, ThreadId, WindowPaintedParams, WindowPlace, WindowPlaceGetParams};
+
+use crate::Host;
 
 #[derive(Debug)]
 pub(crate) struct WindowPresence {
@@ -15,6 +17,8 @@ pub(crate) struct WindowPresence {
     shown: AtomicBool,
     /// Whether the main window has the input focus.
     focused: AtomicBool,
+    /// Where the main window last said it was.
+    place: Mutex<Option<WindowPlace>>,
 }
 
 impl Default for WindowPresence {
@@ -23,6 +27,7 @@ impl Default for WindowPresence {
             viewing: Mutex::default(),
             shown: AtomicBool::new(true),
             focused: AtomicBool::new(false),
+            place: Mutex::default(),
         }
     }
 }
@@ -59,5 +64,67 @@ impl WindowPresence {
     /// Focused on the thread: the user sees its outcome already.
     pub(crate) fn is_in_view(&self, thread_id: &str) -> bool {
         self.focused.load(Ordering::Relaxed) && self.is_viewing(thread_id)
+    }
+}
+
+impl Host {
+    /// Where the main window last said it was; `None` before it first did.
+    pub async fn window_place_get(
+        &self,
+        _params: WindowPlaceGetParams,
+    ) -> Result<Option<WindowPlace>, ApiError> {
+        Ok(self
+            .inner
+            .presence
+            .place
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone())
+    }
+
+    /// Keeps where the main window is, for a window made again.
+    pub async fn window_place_set(&self, place: WindowPlace) -> Result<(), ApiError> {
+        *self
+            .inner
+            .presence
+            .place
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(place);
+        Ok(())
+    }
+
+    /// A window painted its inbox: the start-up (or reopen) figure, in the log.
+    pub async fn window_painted(&self, params: WindowPaintedParams) -> Result<(), ApiError> {
+        tracing::info!(page_ms = params.page_ms, "inbox painted");
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pizza_protocol::WindowScreen;
+
+    #[tokio::test]
+    async fn the_window_place_is_kept_for_a_window_made_again() {
+        let root = pizza_test_support::data_root::TempDataRoot::new().unwrap();
+        let host = crate::tests::open(&root).await;
+        assert_eq!(
+            host.window_place_get(WindowPlaceGetParams {})
+                .await
+                .unwrap(),
+            None
+        );
+        let place = WindowPlace {
+            screen: WindowScreen::Inbox,
+            thread_id: Some("t1".into()),
+        };
+        host.window_place_set(place.clone()).await.unwrap();
+        assert_eq!(
+            host.window_place_get(WindowPlaceGetParams {})
+                .await
+                .unwrap(),
+            Some(place)
+        );
     }
 }

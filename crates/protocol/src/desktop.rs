@@ -42,3 +42,38 @@ pub struct ShortcutStatus {
     /// False where this system cannot have global shortcuts at all.
     pub supported: bool,
 }
+
+/// The main window's screens, as the window reports where it is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowScreen {
+    #[default]
+    Inbox,
+    Skills,
+    Mcp,
+    Automations,
+    Settings,
+}
+
+/// Where the main window is: its screen and open thread. The host keeps it
+/// while the app runs, so a window made again after it was released (closed
+/// to the tray) lands where the person left it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowPlace {
+    pub screen: WindowScreen,
+    #[serde(default)]
+    pub thread_id: Option<ThreadId>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowPlaceGetParams {}
+
+/// The window painted its inbox for the first time: `page_ms` after its
+/// page started loading. Logged, for the start-up and reopen figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowPaintedParams {
+    pub page_ms: u64,
+}

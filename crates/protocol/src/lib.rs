@@ -52,7 +52,8 @@ pub use composer::{
 };
 pub use desktop::{
     DEFAULT_QUICK_ASK_SHORTCUT, QuickAskHideParams, QuickAskOpenThreadParams, ShortcutGetParams,
-    ShortcutSetParams, ShortcutStatus,
+    ShortcutSetParams, ShortcutStatus, WindowPaintedParams, WindowPlace, WindowPlaceGetParams,
+    WindowScreen,
 };
 pub use error::{ApiError, ErrorCode, ErrorReason};
 pub use event::{AppEvent, WindowEvent};

@@ -23,7 +23,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-pub use response::{Chunk, MockBody, MockResponse};
+pub use response::{Chunk, Gate, MockBody, MockResponse};
 
 /// One request the server received.
 #[derive(Debug, Clone)]

@@ -21,6 +21,37 @@ pub enum Chunk {
     Hang,
     /// Abort the connection mid-body, as a crashed upstream would.
     Cut,
+    /// Send nothing more until the test opens the gate.
+    Wait(Gate),
+}
+
+/// Holds a streamed body at a [`Chunk::Wait`] until [`Gate::open`]: a test
+/// decides when the rest of an answer comes, instead of guessing a delay.
+#[derive(Debug, Clone)]
+pub struct Gate(std::sync::Arc<tokio::sync::Semaphore>);
+
+impl Default for Gate {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Gate {
+    pub fn new() -> Self {
+        Self(std::sync::Arc::new(tokio::sync::Semaphore::new(0)))
+    }
+
+    /// Lets every body waiting here (now or later) go on.
+    pub fn open(&self) {
+        self.0.add_permits(tokio::sync::Semaphore::MAX_PERMITS / 2);
+    }
+
+    async fn passed(&self) {
+        // Each waiter takes a permit and gives it back, so the gate stays open.
+        if let Ok(permit) = self.0.acquire().await {
+            drop(permit);
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -161,6 +192,11 @@ impl MockResponse {
         self.push_chunk(Chunk::Hang)
     }
 
+    /// Sends nothing more until `gate` opens.
+    pub fn wait_for(self, gate: &Gate) -> Self {
+        self.push_chunk(Chunk::Wait(gate.clone()))
+    }
+
     pub fn cut(self) -> Self {
         self.push_chunk(Chunk::Cut)
     }
@@ -183,6 +219,12 @@ impl MockResponse {
                     Chunk::Hang => {
                         stop.cancelled().await;
                         return None;
+                    }
+                    Chunk::Wait(gate) => {
+                        tokio::select! {
+                            () = gate.passed() => {}
+                            () = stop.cancelled() => return None,
+                        }
                     }
                     Chunk::Cut => {
                         // Let what was sent reach the client first: a cut

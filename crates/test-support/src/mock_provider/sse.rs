@@ -64,6 +64,28 @@ pub fn openai_chat_text(text: &str) -> MockResponse {
     MockResponse::sse(frames)
 }
 
+/// An OpenAI chat completion that streams `first`, then holds until `gate`
+/// opens, then streams `rest` and stops.
+pub fn openai_chat_text_held(first: &str, gate: &super::Gate, rest: &str) -> MockResponse {
+    let model = "mock-model";
+    let mut response = MockResponse::sse([chat_chunk(
+        model,
+        &json!({"role": "assistant", "content": ""}),
+        None,
+    )]);
+    for piece in first.split_inclusive(' ') {
+        response = response.chunk(chat_chunk(model, &json!({"content": piece}), None));
+    }
+    response = response.wait_for(gate);
+    for piece in rest.split_inclusive(' ') {
+        response = response.chunk(chat_chunk(model, &json!({"content": piece}), None));
+    }
+    response
+        .chunk(chat_chunk(model, &json!({}), Some("stop")))
+        .chunk(chat_usage(model))
+        .chunk(OPENAI_DONE)
+}
+
 /// An OpenAI chat completion that calls tool `name` with `arguments`.
 pub fn openai_chat_tool_call(id: &str, name: &str, arguments: &Value) -> MockResponse {
     openai_chat_tool_calls(&[(id, name, arguments.clone())])

@@ -108,6 +108,7 @@ impl Inbox {
                         self.threads.set(page.threads);
                         self.next_cursor.set(page.next_cursor);
                         self.counts.set(page.counts);
+                        crate::place::inbox_painted();
                     }
                     Err(error) => self.error.set(Some(error)),
                 }

@@ -1,0 +1,292 @@
+//! The release app as a person leaves it running all day, measured: start-up
+//! (window mapped, inbox painted: the page reports it and the app logs it),
+//! PSS and RSS of the app and each WebKit process with the window shown and
+//! closed to the tray, CPU over a minute in both, reopening from the tray, a
+//! soak of runs with streaming answers and tool calls, and the binary's and
+//! the `.deb`'s sizes. One line per figure, beside the last run's.
+//!
+//! Run by `cargo xtask bench desktop`, which builds the release app and
+//! provides the display and session bus. `PIZZA_BENCH_QUICK=1` shortens the
+//! CPU windows and the soak while working on the benchmark itself.
+
+#[path = "../e2e/chat.rs"]
+#[allow(dead_code, unused_imports)]
+mod chat;
+#[path = "../e2e/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+#[path = "../e2e/x11.rs"]
+#[allow(dead_code)]
+mod x11;
+
+#[path = "desktop/procs.rs"]
+mod desktop_procs;
+
+use anyhow::{Context, Result, bail};
+use desktop_procs::{Figures, Usage, cpu_ticks, tree, usage};
+use harness::{App, Sandbox};
+use pizza_test_support::mock_provider::sse;
+use pizza_test_support::tray_watcher::TrayWatcher;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TITLE: &str = "Pizza Bot";
+/// Time for a fresh start's background work (MCP, catalog) to settle.
+const SETTLE: Duration = Duration::from_secs(10);
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+struct Plan {
+    cpu_window: Duration,
+    soak_runs: usize,
+    soak_every: usize,
+}
+
+fn plan() -> Plan {
+    if std::env::var_os("PIZZA_BENCH_QUICK").is_some() {
+        Plan {
+            cpu_window: Duration::from_secs(10),
+            soak_runs: 20,
+            soak_every: 5,
+        }
+    } else {
+        Plan {
+            cpu_window: Duration::from_secs(60),
+            soak_runs: 200,
+            soak_every: 20,
+        }
+    }
+}
+
+fn app_binary() -> Result<PathBuf> {
+    std::env::var_os("PIZZA_APP_BIN")
+        .map(PathBuf::from)
+        .context("PIZZA_APP_BIN names the release app (cargo xtask bench desktop sets it)")
+}
+
+/// The app started directly, as a person starts it (no WebDriver).
+struct Running {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Running {
+    fn start(sandbox: &Sandbox) -> Result<Self> {
+        let mut command = Command::new(app_binary()?);
+        command
+            .envs(harness::app_env(sandbox, &sandbox.data_root())?)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let child = command.spawn().context("starting the app")?;
+        Ok(Self {
+            child,
+            log: sandbox.data_root().join("logs").join("pizza-bot.log"),
+        })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// How many times a window has painted its inbox.
+    fn paints(&self) -> usize {
+        std::fs::read_to_string(&self.log)
+            .map(|log| log.matches("inbox painted").count())
+            .unwrap_or(0)
+    }
+
+    async fn wait_for_paints(&self, count: usize) -> Result<()> {
+        let deadline = Instant::now() + TIMEOUT;
+        while self.paints() < count {
+            if Instant::now() > deadline {
+                bail!("the inbox was not painted (paint #{count}) within {TIMEOUT:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        Ok(())
+    }
+
+    /// Waits until no web process is left under the app (the window was
+    /// released).
+    async fn wait_web_process_gone(&self) -> Result<Duration> {
+        let started = Instant::now();
+        while usage(&tree(self.pid()))
+            .iter()
+            .any(|u| u.name.starts_with("WebKitWebProces"))
+        {
+            if started.elapsed() > TIMEOUT {
+                bail!("the web process was still there {TIMEOUT:?} after closing to the tray");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(started.elapsed())
+    }
+
+    fn stop(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the app and times its window and its painted inbox.
+async fn timed_start(sandbox: &Sandbox, figures: &mut Figures, label: &str) -> Result<Running> {
+    let started = Instant::now();
+    let app = Running::start(sandbox)?;
+    x11::wait_for_window(TITLE, &[app.pid()]).await?;
+    figures.ms(&format!("{label}: window mapped"), started.elapsed());
+    app.wait_for_paints(1).await?;
+    figures.ms(&format!("{label}: inbox painted"), started.elapsed());
+    Ok(app)
+}
+
+fn report_memory(figures: &mut Figures, label: &str, processes: &[Usage]) {
+    let (mut pss, mut rss) = (0, 0);
+    for process in processes {
+        figures.mib(&format!("{label}: PSS {}", process.name), process.pss_kib);
+        figures.mib(&format!("{label}: RSS {}", process.name), process.rss_kib);
+        pss += process.pss_kib;
+        rss += process.rss_kib;
+    }
+    figures.mib(&format!("{label}: PSS total"), pss);
+    figures.mib(&format!("{label}: RSS total"), rss);
+}
+
+async fn cpu_over(pid: u32, window: Duration) -> Result<f64> {
+    let before = cpu_ticks(&tree(pid));
+    tokio::time::sleep(window).await;
+    let after = cpu_ticks(&tree(pid));
+    Ok(desktop_procs::percent(after.saturating_sub(before), window))
+}
+
+/// Shown, hidden, reopened: the app without WebDriver.
+async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    // A tray host, so closing the window goes to the tray.
+    let _tray = TrayWatcher::start().map_err(anyhow::Error::msg)?;
+    let app = timed_start(&sandbox, figures, "start, fresh data root").await?;
+    tokio::time::sleep(SETTLE).await;
+    report_memory(figures, "shown", &usage(&tree(app.pid())));
+    let cpu = cpu_over(app.pid(), plan.cpu_window).await?;
+    figures.percent(
+        &format!("shown: CPU over {}s", plan.cpu_window.as_secs()),
+        cpu,
+    );
+
+    let closed = Instant::now();
+    x11::close_window(TITLE, &[app.pid()])?;
+    app.wait_web_process_gone().await?;
+    figures.ms("closed to the tray: web process gone", closed.elapsed());
+    tokio::time::sleep(SETTLE).await;
+    report_memory(figures, "hidden", &usage(&tree(app.pid())));
+    let cpu = cpu_over(app.pid(), plan.cpu_window).await?;
+    figures.percent(
+        &format!("hidden: CPU over {}s", plan.cpu_window.as_secs()),
+        cpu,
+    );
+
+    // Opened again from outside, as the tray's Open or a launcher does.
+    let reopened = Instant::now();
+    let status = Command::new(app_binary()?)
+        .envs(harness::app_env(&sandbox, &sandbox.data_root())?)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()?;
+    if !status.success() {
+        bail!("the second launch exited with {status}");
+    }
+    app.wait_for_paints(2).await?;
+    figures.ms("reopen from the tray: inbox painted", reopened.elapsed());
+    app.stop();
+
+    let app = timed_start(&sandbox, figures, "start, warm").await?;
+    app.stop();
+    Ok(())
+}
+
+/// Runs with a streamed answer after a tool call, each in a new thread;
+/// the idle PSS every few runs.
+async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
+    const ANSWER: &str = "Noted in the plan, and here is a longer answer that streams in pieces.";
+    let mock = chat::openai_mock().await?;
+    let completions = "/v1/chat/completions";
+    mock.set_default(completions, sse::openai_chat_text(ANSWER));
+    let base_url = format!("{}/v1", mock.url());
+    let sandbox = Sandbox::new()?;
+    let app = App::start(&sandbox, "desktop-soak").await?;
+    let mut curve = Vec::new();
+    let outcome = async {
+        chat::configure_provider(&app, &base_url).await?;
+        app.click("[data-testid=rail-inbox]").await?;
+        for run in 0..=plan.soak_runs {
+            if run % plan.soak_every == 0 {
+                app.click("[data-testid=new-thread]").await?;
+                app.find("[data-testid=welcome]").await?;
+                tokio::time::sleep(Duration::from_secs(3)).await;
+                let pss: u64 = usage(&app.processes())
+                    .iter()
+                    .filter(|u| !u.name.starts_with("WebKitWebDriver"))
+                    .map(|u| u.pss_kib)
+                    .sum();
+                curve.push((run, pss));
+                eprintln!("soak: after {run} runs, idle PSS {:.1} MiB", pss as f64 / 1024.0);
+            }
+            if run == plan.soak_runs {
+                break;
+            }
+            mock.push_for(
+                completions,
+                sse::openai_chat_tool_call(
+                    &format!("call_{run}"),
+                    "write_file",
+                    &json!({"file_path": format!("/notes/{run}.md"), "content": "# Plan\n- step\n"}),
+                ),
+            );
+            app.click("[data-testid=new-thread]").await?;
+            app.find("[data-testid=welcome]").await?;
+            let question = format!("Plan step {run}");
+            chat::ask(&app, &question).await?;
+            app.wait_for_value(&chat::feed_has(&[&question, ANSWER]), &json!(true))
+                .await?;
+        }
+        anyhow::Ok(())
+    }
+    .await;
+    app.stop().await?;
+    outcome?;
+    let line = curve
+        .iter()
+        .map(|(run, pss)| format!("{run}:{:.0}", *pss as f64 / 1024.0))
+        .collect::<Vec<_>>()
+        .join(" ");
+    figures.text("soak: idle PSS MiB by runs", &line);
+    if let (Some((_, first)), Some((_, last))) = (curve.first(), curve.last()) {
+        let growth = (*last as f64 - *first as f64) / *first as f64 * 100.0;
+        figures.percent(
+            &format!("soak: idle PSS growth over {} runs", plan.soak_runs),
+            growth,
+        );
+    }
+    Ok(())
+}
+
+fn sizes(figures: &mut Figures) -> Result<()> {
+    let binary = std::fs::metadata(app_binary()?)?.len();
+    figures.mib("size: release binary", binary / 1024);
+    if let Some(deb) = std::env::var_os("PIZZA_BENCH_DEB") {
+        let size = std::fs::metadata(Path::new(&deb))?.len();
+        figures.mib("size: .deb", size / 1024);
+    }
+    Ok(())
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() -> Result<()> {
+    let plan = plan();
+    let results = std::env::var_os("PIZZA_BENCH_RESULTS").map(PathBuf::from);
+    let mut figures = Figures::new(results.as_deref());
+    sizes(&mut figures)?;
+    idle_figures(&mut figures, &plan).await?;
+    soak(&mut figures, &plan).await?;
+    figures.save(results.as_deref())
+}

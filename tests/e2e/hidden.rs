@@ -1,0 +1,152 @@
+//! The app closed to the tray, with its webview released (its web process
+//! gone) while the host goes on: a run started before the close finishes and
+//! its notification's click makes a new window on the thread with the
+//! answer; quick-ask opens from the tray with no main webview, and a run it
+//! starts streams into a main window made afterwards, from the frames the
+//! host buffered.
+
+use crate::chat::{ask, configure_provider, feed_has, openai_mock};
+use crate::harness::{App, Launch, Sandbox};
+use crate::x11;
+use anyhow::{Result, anyhow};
+use pizza_test_support::mock_provider::{Gate, sse};
+use pizza_test_support::notification_server::NotificationServer;
+use pizza_test_support::tray_watcher::TrayWatcher;
+use serde_json::json;
+use std::time::Duration;
+
+const MAIN_TITLE: &str = "Pizza Bot";
+const QUICK_ASK_TITLE: &str = "Quick ask — Pizza Bot";
+const TIMEOUT: Duration = Duration::from_secs(30);
+const ENTER: &str = "\u{E007}";
+/// A short grace before a hidden window is released, so the test does not
+/// wait out the default one.
+const RELEASE: [(&str, &str); 1] = [("PIZZA_WINDOW_RELEASE_MS", "300")];
+
+fn env() -> Vec<(&'static str, String)> {
+    RELEASE
+        .iter()
+        .map(|(key, value)| (*key, (*value).to_owned()))
+        .collect()
+}
+
+/// Does the answer streaming in show `text` yet?
+fn streaming_has(text: &str) -> String {
+    format!(
+        "const s = document.querySelector('[data-testid=streaming-text]');
+         return !!s && s.textContent.includes({});",
+        json!(text)
+    )
+}
+
+/// Is the run on screen still going (its Stop button shown)?
+const LIVE: &str = "return document.querySelector('[data-testid=composer-stop]') !== null";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn closed_to_the_tray_a_run_finishes_and_its_notification_makes_a_new_window() -> Result<()> {
+    const QUESTION: &str = "Summarise the oven log";
+    const FIRST: &str = "The oven held 250 degrees ";
+    const REST: &str = "for the whole bake.";
+    let mock = openai_mock().await?;
+    let completions = "/v1/chat/completions";
+    let gate = Gate::new();
+    mock.push_for(completions, sse::openai_chat_text_held(FIRST, &gate, REST));
+    mock.set_default(completions, sse::openai_chat_text("Oven Log"));
+    let base_url = format!("{}/v1", mock.url());
+    let sandbox = Sandbox::new()?;
+    let server = NotificationServer::start().map_err(|e| anyhow!(e))?;
+    let _tray = TrayWatcher::start().map_err(|e| anyhow!(e))?;
+
+    let app =
+        App::start_with_env(&sandbox, "hidden-notification", Launch::default(), &env()).await?;
+    app.run(async |app| {
+        configure_provider(app, &base_url).await?;
+        app.click("[data-testid=rail-inbox]").await?;
+        app.click("[data-testid=new-thread]").await?;
+        ask(app, QUESTION).await?;
+        app.wait_for_value(&streaming_has(FIRST.trim()), &json!(true))
+            .await?;
+
+        x11::close_until_hidden(MAIN_TITLE, &app.processes()).await?;
+        app.wait_for_web_processes(0).await?;
+        gate.open();
+        let shown = tokio::task::block_in_place(|| {
+            server.wait_for(TIMEOUT, |n| n.body.contains(REST.trim()))
+        })
+        .map_err(|e| anyhow!(e))?;
+        assert_eq!(shown.summary, "Run finished");
+
+        x11::click_until_shown(&server, shown.id, MAIN_TITLE, || app.processes()).await?;
+        app.switch_to_page(false).await?;
+        app.wait_for_value(
+            &feed_has(&[QUESTION, &format!("{FIRST}{REST}")]),
+            &json!(true),
+        )
+        .await?;
+        app.wait_for_value(LIVE, &json!(false)).await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn quick_ask_without_a_main_webview_streams_into_a_window_made_later() -> Result<()> {
+    const QUESTION: &str = "Plan tomorrow's bake";
+    const FIRST: &str = "Feed the starter at eight, ";
+    const REST: &str = "then bake at noon.";
+    let mock = openai_mock().await?;
+    let completions = "/v1/chat/completions";
+    let gate = Gate::new();
+    mock.push_for(completions, sse::openai_chat_text_held(FIRST, &gate, REST));
+    mock.set_default(completions, sse::openai_chat_text("Bake Plan"));
+    let base_url = format!("{}/v1", mock.url());
+    let sandbox = Sandbox::new()?;
+    let watcher = TrayWatcher::start().map_err(|e| anyhow!(e))?;
+
+    let app = App::start_with_env(&sandbox, "hidden-quick-ask", Launch::default(), &env()).await?;
+    app.run(async |app| {
+        configure_provider(app, &base_url).await?;
+        app.click("[data-testid=rail-inbox]").await?;
+        x11::close_until_hidden(MAIN_TITLE, &app.processes()).await?;
+        app.wait_for_web_processes(0).await?;
+
+        // Quick-ask from the tray: the only webview now.
+        let menu = tokio::task::block_in_place(|| {
+            let item = watcher.wait_for_item(TIMEOUT)?;
+            watcher.menu(&item)
+        })
+        .map_err(|e| anyhow!(e))?;
+        menu.click("Quick ask…").map_err(|e| anyhow!(e))?;
+        x11::wait_for_window(QUICK_ASK_TITLE, &app.processes()).await?;
+        app.switch_to_page(true).await?;
+        let input = app.find("[data-testid=quick-ask-input]").await?;
+        input.send_keys(QUESTION).await?;
+        input.send_keys(ENTER).await?;
+        app.wait_for_value(
+            &format!(
+                "const a = document.querySelector('[data-testid=quick-ask-answer]');
+                 return !!a && a.textContent.includes({});",
+                json!(FIRST.trim())
+            ),
+            &json!(true),
+        )
+        .await?;
+
+        // "Open in Pizza Bot" while the answer is still coming: a new main
+        // window shows what streamed before it existed, then the rest.
+        app.click("[data-testid=quick-ask-open]").await?;
+        x11::wait_for_window(MAIN_TITLE, &app.processes()).await?;
+        app.switch_to_page(false).await?;
+        app.wait_for_value(&feed_has(&[QUESTION]), &json!(true))
+            .await?;
+        app.wait_for_value(&streaming_has(FIRST.trim()), &json!(true))
+            .await?;
+        app.wait_for_value(LIVE, &json!(true)).await?;
+        gate.open();
+        app.wait_for_value(&feed_has(&[&format!("{FIRST}{REST}")]), &json!(true))
+            .await?;
+        app.wait_for_value(LIVE, &json!(false)).await?;
+        Ok(())
+    })
+    .await
+}

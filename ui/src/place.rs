@@ -1,0 +1,87 @@
+//! Where the main window is, kept by the host: a window made again after it
+//! was released (closed to the tray) opens on the screen and thread the
+//! person left, and the first painted inbox is reported for the start-up
+//! figures.
+
+use crate::ipc::invoke;
+use crate::screen::Screen;
+use crate::screens::inbox::state::Inbox;
+use leptos::prelude::*;
+use pizza_protocol::{WindowPaintedParams, WindowPlace, WindowPlaceGetParams, WindowScreen, cmd};
+use std::cell::Cell;
+
+fn to_wire(screen: Screen) -> WindowScreen {
+    match screen {
+        Screen::Inbox => WindowScreen::Inbox,
+        Screen::Skills => WindowScreen::Skills,
+        Screen::Mcp => WindowScreen::Mcp,
+        Screen::Automations => WindowScreen::Automations,
+        Screen::Settings => WindowScreen::Settings,
+    }
+}
+
+fn from_wire(screen: WindowScreen) -> Screen {
+    match screen {
+        WindowScreen::Inbox => Screen::Inbox,
+        WindowScreen::Skills => Screen::Skills,
+        WindowScreen::Mcp => Screen::Mcp,
+        WindowScreen::Automations => Screen::Automations,
+        WindowScreen::Settings => Screen::Settings,
+    }
+}
+
+/// Goes back to where the window was, unless something (a clicked
+/// notification) opened a thread first; then tells the host every move.
+pub(crate) fn restore_and_follow(screen: RwSignal<Screen>, inbox: Inbox) {
+    let restored = RwSignal::new(false);
+    leptos::task::spawn_local(async move {
+        if let Ok(Some(place)) = invoke::<cmd::WindowPlaceGet>(&WindowPlaceGetParams {}).await
+            && inbox.selected.get_untracked().is_none()
+            && screen.get_untracked() == Screen::Inbox
+        {
+            screen.set(from_wire(place.screen));
+            if let Some(thread_id) = place.thread_id {
+                inbox.open(thread_id, None);
+            }
+        }
+        restored.set(true);
+    });
+    Effect::new(move |_| {
+        let place = WindowPlace {
+            screen: to_wire(screen.get()),
+            thread_id: inbox.selected.get(),
+        };
+        if !restored.get() {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            let _ = invoke::<cmd::WindowPlaceSet>(&place).await;
+        });
+    });
+}
+
+thread_local! {
+    static PAINTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Called when the thread list first has its threads: once the browser has
+/// painted them, the host logs the time since the page started.
+pub(crate) fn inbox_painted() {
+    if PAINTED.replace(true) {
+        return;
+    }
+    request_animation_frame(move || {
+        // The frame after the one that painted the list.
+        request_animation_frame(move || {
+            let page_ms = window()
+                .performance()
+                .map_or(0.0, |performance| performance.now());
+            let params = WindowPaintedParams {
+                page_ms: page_ms.max(0.0).round() as u64,
+            };
+            leptos::task::spawn_local(async move {
+                let _ = invoke::<cmd::WindowPainted>(&params).await;
+            });
+        });
+    });
+}
