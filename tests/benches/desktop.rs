@@ -19,13 +19,14 @@ mod harness;
 #[allow(dead_code)]
 mod x11;
 
-#[path = "desktop/procs.rs"]
-mod desktop_procs;
+#[path = "desktop/figures.rs"]
+mod figures;
 
 use anyhow::{Context, Result, bail};
-use desktop_procs::{Figures, Usage, cpu_ticks, tree, usage};
+use figures::Figures;
 use harness::{App, Sandbox};
 use pizza_test_support::mock_provider::sse;
+use pizza_test_support::procs::{Usage, cpu_ticks, percent, tree, usage};
 use pizza_test_support::tray_watcher::TrayWatcher;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -156,7 +157,7 @@ async fn cpu_over(pid: u32, window: Duration) -> Result<f64> {
     let before = cpu_ticks(&tree(pid));
     tokio::time::sleep(window).await;
     let after = cpu_ticks(&tree(pid));
-    Ok(desktop_procs::percent(after.saturating_sub(before), window))
+    Ok(percent(after.saturating_sub(before), window))
 }
 
 /// Shown, hidden, reopened: the app without WebDriver.

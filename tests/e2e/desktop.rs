@@ -39,6 +39,15 @@ async fn open_quick_ask(app: &App) -> Result<fantoccini::wd::WindowHandle> {
     }
 }
 
+/// Does the quick-ask window's answer show `text` yet?
+pub(crate) fn quick_ask_answer_has(text: &str) -> String {
+    format!(
+        "const a = document.querySelector('[data-testid=quick-ask-answer]');
+         return !!a && a.textContent.includes({});",
+        json!(text)
+    )
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn quick_ask_streams_an_answer_that_lands_in_unread() -> Result<()> {
     let mock = openai_mock().await?;
@@ -57,15 +66,8 @@ async fn quick_ask_streams_an_answer_that_lands_in_unread() -> Result<()> {
         let input = app.find("[data-testid=quick-ask-input]").await?;
         input.send_keys(QUESTION).await?;
         input.send_keys(ENTER).await?;
-        app.wait_for_value(
-            &format!(
-                "const a = document.querySelector('[data-testid=quick-ask-answer]');
-                 return !!a && a.textContent.includes({});",
-                json!(ANSWER)
-            ),
-            &json!(true),
-        )
-        .await?;
+        app.wait_for_value(&quick_ask_answer_has(ANSWER), &json!(true))
+            .await?;
         app.find("[data-testid=quick-ask-input]")
             .await?
             .send_keys(ESCAPE)

@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use fantoccini::{Client, ClientBuilder, Locator, elements::Element};
+use pizza_test_support::procs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -291,13 +292,9 @@ impl App {
     pub(crate) async fn wait_for_web_processes(&self, count: usize) -> Result<()> {
         let deadline = Instant::now() + UI_TIMEOUT;
         loop {
-            let running = self
-                .processes()
-                .into_iter()
-                .filter(|pid| {
-                    std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                        .is_ok_and(|name| name.starts_with("WebKitWebProces"))
-                })
+            let running = procs::usage(&self.processes())
+                .iter()
+                .filter(|u| u.name.starts_with("WebKitWebProces"))
                 .count();
             if running == count {
                 return Ok(());
@@ -313,37 +310,7 @@ impl App {
     /// (Linux `/proc`), so a test can tell this app's windows from another's.
     pub(crate) fn processes(&self) -> Vec<u32> {
         let driver = self.driver.id();
-        let mut parents = Vec::new();
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        for entry in entries.flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-                continue;
-            };
-            // The parent pid follows the parenthesised command name.
-            let ppid = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                .and_then(|p| p.parse::<u32>().ok());
-            if let Some(ppid) = ppid {
-                parents.push((pid, ppid));
-            }
-        }
-        let mut tree = vec![driver];
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for &(pid, ppid) in &parents {
-                if tree.contains(&ppid) && !tree.contains(&pid) {
-                    tree.push(pid);
-                    grew = true;
-                }
-            }
-        }
+        let mut tree = procs::tree(driver);
         tree.retain(|&pid| pid != driver);
         tree
     }
@@ -352,22 +319,9 @@ impl App {
     /// started, minus the driver) in KiB: summed RSS (counts shared libraries
     /// once per process) and summed PSS (shares them out). Linux only.
     pub(crate) fn app_memory_kib(&self) -> (u64, u64) {
-        let tree = self.processes();
-        let field = |file: &str, pid: u32, name: &str| -> u64 {
-            std::fs::read_to_string(format!("/proc/{pid}/{file}"))
-                .ok()
-                .and_then(|text| {
-                    text.lines()
-                        .find(|l| l.starts_with(name))
-                        .and_then(|l| l.split_whitespace().nth(1))
-                        .and_then(|kib| kib.parse::<u64>().ok())
-                })
-                .unwrap_or(0)
-        };
-        let apps = tree.iter().copied();
-        let rss = apps.clone().map(|pid| field("status", pid, "VmRSS:")).sum();
-        let pss = apps.map(|pid| field("smaps_rollup", pid, "Pss:")).sum();
-        (rss, pss)
+        procs::usage(&self.processes())
+            .iter()
+            .fold((0, 0), |(rss, pss), u| (rss + u.rss_kib, pss + u.pss_kib))
     }
 
     /// Saves a screenshot next to the build output, for a failed test.

@@ -6,6 +6,7 @@
 //! host buffered.
 
 use crate::chat::{ask, configure_provider, feed_has, openai_mock};
+use crate::desktop::quick_ask_answer_has;
 use crate::harness::{App, Launch, Sandbox};
 use crate::x11;
 use anyhow::{Result, anyhow};
@@ -122,15 +123,8 @@ async fn quick_ask_without_a_main_webview_streams_into_a_window_made_later() -> 
         let input = app.find("[data-testid=quick-ask-input]").await?;
         input.send_keys(QUESTION).await?;
         input.send_keys(ENTER).await?;
-        app.wait_for_value(
-            &format!(
-                "const a = document.querySelector('[data-testid=quick-ask-answer]');
-                 return !!a && a.textContent.includes({});",
-                json!(FIRST.trim())
-            ),
-            &json!(true),
-        )
-        .await?;
+        app.wait_for_value(&quick_ask_answer_has(FIRST.trim()), &json!(true))
+            .await?;
 
         // "Open in Pizza Bot" while the answer is still coming: a new main
         // window shows what streamed before it existed, then the rest.

@@ -1,17 +1,15 @@
-//! What `/proc` says of the app's processes, and the figures printed beside
-//! the last run's.
+//! What Linux's `/proc` says of a process tree: which processes an app
+//! started, their memory and their CPU time. For the end-to-end tests and
+//! the desktop benchmark.
 
-use anyhow::Result;
-use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Duration;
 
 /// One process's memory.
 #[derive(Debug, Clone)]
-pub(crate) struct Usage {
-    pub(crate) name: String,
-    pub(crate) pss_kib: u64,
-    pub(crate) rss_kib: u64,
+pub struct Usage {
+    pub name: String,
+    pub pss_kib: u64,
+    pub rss_kib: u64,
 }
 
 /// `(pid, ppid)` of every process.
@@ -35,7 +33,7 @@ fn parents() -> Vec<(u32, u32)> {
 }
 
 /// `root` and everything it started.
-pub(crate) fn tree(root: u32) -> Vec<u32> {
+pub fn tree(root: u32) -> Vec<u32> {
     let parents = parents();
     let mut tree = vec![root];
     let mut grew = true;
@@ -64,7 +62,7 @@ fn field(file: &str, pid: u32, name: &str) -> u64 {
 }
 
 /// The memory of each of `pids` that still runs.
-pub(crate) fn usage(pids: &[u32]) -> Vec<Usage> {
+pub fn usage(pids: &[u32]) -> Vec<Usage> {
     pids.iter()
         .filter_map(|&pid| {
             let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
@@ -78,7 +76,7 @@ pub(crate) fn usage(pids: &[u32]) -> Vec<Usage> {
 }
 
 /// User and system clock ticks `pids` have used.
-pub(crate) fn cpu_ticks(pids: &[u32]) -> u64 {
+pub fn cpu_ticks(pids: &[u32]) -> u64 {
     pids.iter()
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -93,7 +91,7 @@ pub(crate) fn cpu_ticks(pids: &[u32]) -> u64 {
 }
 
 /// `ticks` of CPU over `window`, as a percentage of one core.
-pub(crate) fn percent(ticks: u64, window: Duration) -> f64 {
+pub fn percent(ticks: u64, window: Duration) -> f64 {
     let per_second = std::process::Command::new("getconf")
         .arg("CLK_TCK")
         .output()
@@ -106,52 +104,4 @@ pub(crate) fn percent(ticks: u64, window: Duration) -> f64 {
         })
         .unwrap_or(100.0);
     ticks as f64 / per_second / window.as_secs_f64() * 100.0
-}
-
-/// The figures of this run, printed as they come beside the last run's.
-pub(crate) struct Figures {
-    last: BTreeMap<String, String>,
-    now: BTreeMap<String, String>,
-}
-
-impl Figures {
-    pub(crate) fn new(results: Option<&Path>) -> Self {
-        let last = results
-            .and_then(|path| std::fs::read_to_string(path).ok())
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default();
-        Self {
-            last,
-            now: BTreeMap::new(),
-        }
-    }
-
-    pub(crate) fn text(&mut self, name: &str, value: &str) {
-        let last = self
-            .last
-            .get(name)
-            .map_or_else(String::new, |last| format!("   (last: {last})"));
-        println!("FIGURE {name}: {value}{last}");
-        self.now.insert(name.to_owned(), value.to_owned());
-    }
-
-    pub(crate) fn ms(&mut self, name: &str, elapsed: Duration) {
-        self.text(name, &format!("{} ms", elapsed.as_millis()));
-    }
-
-    pub(crate) fn mib(&mut self, name: &str, kib: u64) {
-        self.text(name, &format!("{:.1} MiB", kib as f64 / 1024.0));
-    }
-
-    pub(crate) fn percent(&mut self, name: &str, value: f64) {
-        self.text(name, &format!("{value:.2} %"));
-    }
-
-    /// Keeps this run's figures for the next run to compare with.
-    pub(crate) fn save(&self, results: Option<&Path>) -> Result<()> {
-        if let Some(path) = results {
-            std::fs::write(path, serde_json::to_string_pretty(&self.now)?)?;
-        }
-        Ok(())
-    }
 }
