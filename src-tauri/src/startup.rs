@@ -174,6 +174,16 @@ pub(crate) fn on_launch<R: Runtime>(app: &AppHandle<R>, args: &LaunchArgs) {
 fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
     if let Some(host) = host {
         app.manage(host.clone());
+        // The window first: its web process starts while the rest is set up.
+        if launch.hidden && launch.thread.is_none() && !launch.quick_ask {
+            // Started at login: no window (no web process) until the tray,
+            // a notification or a second launch asks for one.
+            tracing::info!("started hidden, in the tray");
+        } else if launch.thread.is_some() || launch.quick_ask {
+            on_launch(app, launch);
+        } else {
+            crate::main_window::show(app);
+        }
         crate::notifications::install(app, host);
         if let Err(error) = crate::tray::install(app, host) {
             tracing::warn!(%error, "no tray icon");
@@ -200,15 +210,6 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
                 tracing::warn!(code = %error.code, message = %error.message, "the skills folder is not watched");
             }
         });
-        if launch.hidden && launch.thread.is_none() && !launch.quick_ask {
-            // Started at login: no window (no web process) until the tray,
-            // a notification or a second launch asks for one.
-            tracing::info!("started hidden, in the tray");
-        } else if launch.thread.is_some() || launch.quick_ask {
-            on_launch(app, launch);
-        } else {
-            crate::main_window::show(app);
-        }
     } else if let Err(error) = crate::main_window::get_or_build(app) {
         // The window explains why the app cannot start.
         tracing::error!(%error, "could not open the main window");

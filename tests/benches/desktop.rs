@@ -70,6 +70,8 @@ fn app_binary() -> Result<PathBuf> {
 struct Running {
     child: Child,
     log: PathBuf,
+    /// Paints logged by earlier launches on the same data root.
+    paints_before: usize,
 }
 
 impl Running {
@@ -79,10 +81,13 @@ impl Running {
             .envs(harness::app_env(sandbox, &sandbox.data_root())?)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        let log = sandbox.data_root().join("logs").join("pizza-bot.log");
+        let paints_before = paints(&log);
         let child = command.spawn().context("starting the app")?;
         Ok(Self {
             child,
-            log: sandbox.data_root().join("logs").join("pizza-bot.log"),
+            log,
+            paints_before,
         })
     }
 
@@ -90,11 +95,9 @@ impl Running {
         self.child.id()
     }
 
-    /// How many times a window has painted its inbox.
+    /// How many times a window of this launch has painted its inbox.
     fn paints(&self) -> usize {
-        std::fs::read_to_string(&self.log)
-            .map(|log| log.matches("inbox painted").count())
-            .unwrap_or(0)
+        paints(&self.log).saturating_sub(self.paints_before)
     }
 
     async fn wait_for_paints(&self, count: usize) -> Result<()> {
@@ -130,6 +133,13 @@ impl Running {
     }
 }
 
+/// How many times the log says a window painted its inbox.
+fn paints(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .map(|log| log.matches("inbox painted").count())
+        .unwrap_or(0)
+}
+
 /// Starts the app and times its window and its painted inbox.
 async fn timed_start(sandbox: &Sandbox, figures: &mut Figures, label: &str) -> Result<Running> {
     let started = Instant::now();
@@ -143,9 +153,17 @@ async fn timed_start(sandbox: &Sandbox, figures: &mut Figures, label: &str) -> R
 
 fn report_memory(figures: &mut Figures, label: &str, processes: &[Usage]) {
     let (mut pss, mut rss) = (0, 0);
+    let mut seen: Vec<&str> = Vec::new();
     for process in processes {
-        figures.mib(&format!("{label}: PSS {}", process.name), process.pss_kib);
-        figures.mib(&format!("{label}: RSS {}", process.name), process.rss_kib);
+        // A second process of one name (an eval worker) gets a number.
+        let same = seen.iter().filter(|n| **n == process.name).count();
+        seen.push(&process.name);
+        let name = match same {
+            0 => process.name.clone(),
+            n => format!("{} #{}", process.name, n + 1),
+        };
+        figures.mib(&format!("{label}: PSS {name}"), process.pss_kib);
+        figures.mib(&format!("{label}: RSS {name}"), process.rss_kib);
         pss += process.pss_kib;
         rss += process.rss_kib;
     }

@@ -36,6 +36,9 @@ pub(crate) fn build() -> Result<()> {
         .input_path(&wasm)
         .web(true)?
         .typescript(false)
+        // Names only help a debugger; the page compiles less without them.
+        .remove_name_section(true)
+        .remove_producers_section(true)
         .omit_default_module_path(false)
         .generate(&staging)
         .with_context(|| format!("wasm-bindgen on {}", wasm.display()))?;

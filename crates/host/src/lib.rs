@@ -359,11 +359,11 @@ impl Host {
     }
 }
 
-/// The `eval` tool over a sandbox with its warm worker started, at the
-/// timeout the settings hold.
+/// The `eval` tool over a sandbox, at the timeout the settings hold. No
+/// worker starts until the first `eval` (an idle app keeps no interpreter
+/// process; the pool keeps a spare while `eval` is in use).
 async fn eval_tool(store: &Store, worker: WorkerCommand) -> Result<Arc<pizza_tools::EvalTool>> {
     let sandbox = pizza_tools::Sandbox::new(worker, pizza_tools::EvalLimits::default());
-    sandbox.warm();
     let eval = Arc::new(pizza_tools::EvalTool::new(sandbox));
     let secs = settings::eval_timeout_secs(store).await?;
     eval.set_timeout_secs(u64::try_from(secs).unwrap_or(1));

@@ -301,7 +301,7 @@ impl Inner {
         });
     }
 
-    /// Drops the workers unused for `idle_after`.
+    /// Drops the workers (and the spare) unused for `idle_after`.
     fn reap_idle(&self) {
         let now = Instant::now();
         let idle_after = self.limits.idle_after;
@@ -316,6 +316,15 @@ impl Inner {
                 workers.idle = fresh;
                 workers.running > 0 || !workers.idle.is_empty()
             });
+            // A spare nobody took goes too: an app left idle keeps no
+            // interpreter process; the next `eval` starts one.
+            if state
+                .spare
+                .as_ref()
+                .is_some_and(|spare| now.duration_since(spare.last_used) >= idle_after)
+            {
+                dropped.extend(state.spare.take());
+            }
             dropped
         };
         drop(dropped);

@@ -288,6 +288,29 @@ async fn keys_keep_their_workers_and_release_frees_them() {
 }
 
 #[tokio::test]
+async fn an_idle_sandbox_keeps_no_worker_not_even_a_spare() {
+    let sandbox = sandbox(Limits {
+        idle_after: std::time::Duration::from_secs(1),
+        ..Limits::default()
+    });
+    eval(&sandbox, "a", "1").await.unwrap();
+    sandbox.release("a");
+    // The spare started after the call is reaped like any idle worker.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while sandbox.live_workers() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} workers outlived the idle limit",
+            sandbox.live_workers()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // And the next call starts one again.
+    eval(&sandbox, "b", "2").await.unwrap();
+    sandbox.shutdown().await;
+}
+
+#[tokio::test]
 async fn string_search_fast_paths_keep_the_semantics() {
     let sandbox = sandbox(Limits::default());
     let code = r#"[
