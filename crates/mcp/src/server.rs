@@ -286,6 +286,9 @@ pub(crate) async fn list_tools(
         .collect())
 }
 
+/// How long a closed connection waits for the server's exit status.
+const EXIT_AFTER_CLOSE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Serves a connected session until it ends.
 async fn run_session(
     ctx: &Ctx,
@@ -311,7 +314,16 @@ async fn run_session(
                 break Ended::Exited(exit_sentence(code, ctx.tail.last()));
             }
             _ = &mut waiting => {
-                break Ended::Exited("the connection closed".to_owned());
+                // A server that exits closes its output first: its exit
+                // status, when it comes at once, says more than the close.
+                let exited = match child.as_mut() {
+                    Some(child) => tokio::time::timeout(EXIT_AFTER_CLOSE, child.wait()).await.ok().and_then(Result::ok),
+                    None => None,
+                };
+                break Ended::Exited(match exited {
+                    Some(status) => exit_sentence(status.code(), ctx.tail.last()),
+                    None => "the connection closed".to_owned(),
+                });
             }
             Some(()) = tools_rx.recv() => {
                 while tools_rx.try_recv().is_ok() {}
