@@ -72,15 +72,13 @@ pub(crate) fn install(app: &AppHandle<Wry>, host: &Host) -> tauri::Result<()> {
             &MenuItem::with_id(app, QUIT, "Quit Pizza Bot", true, None::<&str>)?,
         ],
     )?;
-    let mut builder = TrayIconBuilder::with_id("main")
+    // Decoded at build time: no image decoder in the app.
+    TrayIconBuilder::with_id("main")
         .tooltip("Pizza Bot")
         .menu(&menu)
-        .on_menu_event(|app, event| on_menu(app, event.id().as_ref()));
-    match tauri::image::Image::from_bytes(include_bytes!("../../icons/tray.png")) {
-        Ok(icon) => builder = builder.icon(icon),
-        Err(error) => tracing::warn!(%error, "the tray icon image is unreadable"),
-    }
-    builder.build(app)?;
+        .on_menu_event(|app, event| on_menu(app, event.id().as_ref()))
+        .icon(tauri::include_image!("../icons/tray.png"))
+        .build(app)?;
     keep_live_line(live, host);
     keep_automations_line(automations, host);
     Ok(())

@@ -26,7 +26,7 @@ use anyhow::{Context, Result, bail};
 use figures::Figures;
 use harness::{App, Sandbox};
 use pizza_test_support::mock_provider::sse;
-use pizza_test_support::procs::{Usage, cpu_ticks, percent, tree, usage};
+use pizza_test_support::procs::{Usage, cpu_ticks, mappings, percent, tree, usage};
 use pizza_test_support::tray_watcher::TrayWatcher;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -169,6 +169,23 @@ fn report_memory(figures: &mut Figures, label: &str, processes: &[Usage]) {
     }
     figures.mib(&format!("{label}: PSS total"), pss);
     figures.mib(&format!("{label}: RSS total"), rss);
+    for process in processes {
+        where_it_is(label, process);
+    }
+}
+
+/// The largest mappings of one process: where its PSS is (not a figure).
+fn where_it_is(label: &str, process: &Usage) {
+    let top = mappings(process.pid)
+        .into_iter()
+        .take(8)
+        .map(|(name, kib)| {
+            let short = name.rsplit('/').next().unwrap_or(&name).to_owned();
+            format!("{short} {:.1}", kib as f64 / 1024.0)
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    println!("  {label}: {} PSS MiB by mapping: {top}", process.name);
 }
 
 async fn cpu_over(pid: u32, window: Duration) -> Result<f64> {
@@ -242,13 +259,18 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
                 app.click("[data-testid=new-thread]").await?;
                 app.find("[data-testid=welcome]").await?;
                 tokio::time::sleep(Duration::from_secs(3)).await;
-                let pss: u64 = usage(&app.processes())
-                    .iter()
+                let processes: Vec<Usage> = usage(&app.processes())
+                    .into_iter()
                     .filter(|u| !u.name.starts_with("WebKitWebDriver"))
-                    .map(|u| u.pss_kib)
-                    .sum();
-                curve.push((run, pss));
+                    .collect();
+                let pss: u64 = processes.iter().map(|u| u.pss_kib).sum();
                 eprintln!("soak: after {run} runs, idle PSS {:.1} MiB", pss as f64 / 1024.0);
+                if run == 0 || run == plan.soak_runs {
+                    for process in &processes {
+                        where_it_is(&format!("soak after {run} runs"), process);
+                    }
+                }
+                curve.push((run, processes));
             }
             if run == plan.soak_runs {
                 break;
@@ -273,14 +295,35 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
     .await;
     app.stop().await?;
     outcome?;
-    let line = curve
+    let total = |processes: &[Usage]| processes.iter().map(|u| u.pss_kib).sum::<u64>();
+    let line = |pss_of: &dyn Fn(&[Usage]) -> u64| {
+        curve
+            .iter()
+            .map(|(run, processes)| format!("{run}:{:.0}", pss_of(processes) as f64 / 1024.0))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    figures.text("soak: idle PSS MiB by runs", &line(&total));
+    // Per process, to see which one grows (a process that is gone counts 0).
+    let mut names: Vec<String> = curve
         .iter()
-        .map(|(run, pss)| format!("{run}:{:.0}", *pss as f64 / 1024.0))
-        .collect::<Vec<_>>()
-        .join(" ");
-    figures.text("soak: idle PSS MiB by runs", &line);
+        .flat_map(|(_, processes)| processes.iter().map(|u| u.name.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let of_name = |processes: &[Usage]| {
+            processes
+                .iter()
+                .filter(|u| u.name == name)
+                .map(|u| u.pss_kib)
+                .sum::<u64>()
+        };
+        figures.text(&format!("soak: {name} PSS MiB by runs"), &line(&of_name));
+    }
     if let (Some((_, first)), Some((_, last))) = (curve.first(), curve.last()) {
-        let growth = (*last as f64 - *first as f64) / *first as f64 * 100.0;
+        let (first, last) = (total(first), total(last));
+        let growth = (last as f64 - first as f64) / first as f64 * 100.0;
         figures.percent(
             &format!("soak: idle PSS growth over {} runs", plan.soak_runs),
             growth,

@@ -26,5 +26,6 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 #[wasm_bindgen(start)]
 pub fn start() {
+    place::app_started();
     leptos::mount::mount_to_body(app::App);
 }

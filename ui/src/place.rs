@@ -62,22 +62,39 @@ pub(crate) fn restore_and_follow(screen: RwSignal<Screen>, inbox: Inbox) {
 
 thread_local! {
     static PAINTED: Cell<bool> = const { Cell::new(false) };
+    static APP_MS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Milliseconds since the page started loading.
+fn page_now() -> u64 {
+    window()
+        .performance()
+        .map_or(0.0, |performance| performance.now())
+        .max(0.0)
+        .round() as u64
+}
+
+/// Called first thing when the UI's code runs (after the page, its script
+/// and the wasm module have loaded and compiled).
+pub(crate) fn app_started() {
+    APP_MS.set(page_now());
 }
 
 /// Called when the thread list first has its threads: once the browser has
-/// painted them, the host logs the time since the page started.
+/// painted them, the host logs the time since the page started, with when
+/// the UI's code started and the list arrived.
 pub(crate) fn inbox_painted() {
     if PAINTED.replace(true) {
         return;
     }
+    let list_ms = page_now();
     request_animation_frame(move || {
         // The frame after the one that painted the list.
         request_animation_frame(move || {
-            let page_ms = window()
-                .performance()
-                .map_or(0.0, |performance| performance.now());
             let params = WindowPaintedParams {
-                page_ms: page_ms.max(0.0).round() as u64,
+                page_ms: page_now(),
+                app_ms: APP_MS.get(),
+                list_ms,
             };
             leptos::task::spawn_local(async move {
                 let _ = invoke::<cmd::WindowPainted>(&params).await;

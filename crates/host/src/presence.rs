@@ -95,7 +95,12 @@ impl Host {
 
     /// A window painted its inbox: the start-up (or reopen) figure, in the log.
     pub async fn window_painted(&self, params: WindowPaintedParams) -> Result<(), ApiError> {
-        tracing::info!(page_ms = params.page_ms, "inbox painted");
+        tracing::info!(
+            page_ms = params.page_ms,
+            app_ms = params.app_ms,
+            list_ms = params.list_ms,
+            "inbox painted"
+        );
         Ok(())
     }
 }

@@ -14,13 +14,13 @@ static CRYPTO_PROVIDER: Once = Once::new();
 
 /// A client for MCP over HTTP: a connect timeout but no overall timeout,
 /// because SSE streams stay open for the whole session.
-pub fn http_client() -> reqwest13::Client {
+pub fn http_client() -> reqwest::Client {
     CRYPTO_PROVIDER.call_once(|| {
         // Err means another part of the process installed one first; any
         // installed provider serves.
         let _already = rustls::crypto::ring::default_provider().install_default();
     });
-    match reqwest13::Client::builder()
+    match reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .build()
     {
@@ -29,7 +29,7 @@ pub fn http_client() -> reqwest13::Client {
             // Only a broken TLS setup gets here; the default client reports
             // the same failure on its first request rather than here.
             tracing::warn!(%error, "could not build the MCP HTTP client; using the default one");
-            reqwest13::Client::default()
+            reqwest::Client::default()
         }
     }
 }

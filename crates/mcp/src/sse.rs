@@ -10,7 +10,7 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, StatusCode};
-use reqwest13::Url;
+use reqwest::Url;
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -34,7 +34,7 @@ pub enum SseError {
     Request {
         url: String,
         #[source]
-        source: reqwest13::Error,
+        source: reqwest::Error,
     },
     #[error("the server answered {}", .0.as_u16())]
     Status(StatusCode),
@@ -56,7 +56,7 @@ type EventStream = BoxStream<'static, Result<Sse, sse_stream::Error>>;
 
 /// An open legacy SSE connection; an rmcp client transport.
 pub struct SseTransport {
-    client: reqwest13::Client,
+    client: reqwest::Client,
     headers: HeaderMap,
     endpoint: Url,
     /// `None` once closed: dropping the stream ends the GET.
@@ -83,7 +83,7 @@ impl SseTransport {
 /// Opens the event stream at `url` (sending `headers` on it and on every
 /// POST) and waits for the server to name its message endpoint.
 pub async fn connect_sse(
-    client: reqwest13::Client,
+    client: reqwest::Client,
     url: &str,
     headers: HeaderMap,
 ) -> Result<SseTransport, SseError> {
@@ -92,7 +92,7 @@ pub async fn connect_sse(
 
 /// [`connect_sse`] with the endpoint wait given, so tests need not wait 20 s.
 pub(crate) async fn connect_sse_within(
-    client: reqwest13::Client,
+    client: reqwest::Client,
     url: &str,
     headers: HeaderMap,
     endpoint_wait: Duration,

@@ -71,9 +71,15 @@ pub struct WindowPlace {
 pub struct WindowPlaceGetParams {}
 
 /// The window painted its inbox for the first time: `page_ms` after its
-/// page started loading. Logged, for the start-up and reopen figures.
+/// page started loading; on the way, the UI's code started at `app_ms` and
+/// the thread list arrived at `list_ms` (both since the page started).
+/// Logged, for the start-up and reopen figures.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WindowPaintedParams {
     pub page_ms: u64,
+    #[serde(default)]
+    pub app_ms: u64,
+    #[serde(default)]
+    pub list_ms: u64,
 }

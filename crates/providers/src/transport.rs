@@ -54,6 +54,10 @@ pub struct Transport {
 
 impl Transport {
     pub fn new(config: TransportConfig) -> Result<Self> {
+        // reqwest is built without a crypto provider (ring is the one in the
+        // tree): the process-wide one must be installed before a client is
+        // built. Err means one is installed already, which serves as well.
+        let _installed = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .build()

@@ -7,6 +7,7 @@ use std::time::Duration;
 /// One process's memory.
 #[derive(Debug, Clone)]
 pub struct Usage {
+    pub pid: u32,
     pub name: String,
     pub pss_kib: u64,
     pub rss_kib: u64,
@@ -67,6 +68,7 @@ pub fn usage(pids: &[u32]) -> Vec<Usage> {
         .filter_map(|&pid| {
             let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
             Some(Usage {
+                pid,
                 name: name.trim().to_owned(),
                 pss_kib: field("smaps_rollup", pid, "Pss:"),
                 rss_kib: field("status", pid, "VmRSS:"),
@@ -104,4 +106,73 @@ pub fn percent(ticks: u64, window: Duration) -> f64 {
         })
         .unwrap_or(100.0);
     ticks as f64 / per_second / window.as_secs_f64() * 100.0
+}
+
+/// Where one process's memory is: PSS in KiB per mapped file (its path) or
+/// kind of anonymous memory (`[heap]`, `[anon]`, `[stack]`…), largest first.
+pub fn mappings(pid: u32) -> Vec<(String, u64)> {
+    let Ok(smaps) = std::fs::read_to_string(format!("/proc/{pid}/smaps")) else {
+        return Vec::new();
+    };
+    mappings_of(&smaps)
+}
+
+fn mappings_of(smaps: &str) -> Vec<(String, u64)> {
+    let mut by_name: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    let mut current = String::from("[anon]");
+    for line in smaps.lines() {
+        let mut words = line.split_whitespace();
+        let Some(first) = words.next() else {
+            continue;
+        };
+        if first.contains('-') && !first.ends_with(':') {
+            // A mapping's header: range, perms, offset, device, inode, path.
+            current = words
+                .nth(4)
+                .map_or_else(|| "[anon]".to_owned(), str::to_owned);
+        } else if first == "Pss:" {
+            let kib = words
+                .next()
+                .and_then(|k| k.parse::<u64>().ok())
+                .unwrap_or(0);
+            *by_name.entry(current.clone()).or_default() += kib;
+        }
+    }
+    let mut mappings: Vec<(String, u64)> = by_name.into_iter().collect();
+    mappings.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    mappings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mappings_add_up_pss_per_path_and_anonymous_kind() {
+        let smaps = "\
+55d0c0000000-55d0c1000000 r-xp 00000000 08:01 1234 /usr/bin/app
+Size:              16384 kB
+Pss:                 900 kB
+55d0c1000000-55d0c1100000 r--p 01000000 08:01 1234 /usr/bin/app
+Pss:                 100 kB
+7f0000000000-7f0000100000 rw-p 00000000 00:00 0
+Pss:                 300 kB
+55d0c2000000-55d0c3000000 rw-p 00000000 00:00 0 [heap]
+Pss:                 2000 kB
+";
+        assert_eq!(
+            mappings_of(smaps),
+            vec![
+                ("[heap]".to_owned(), 2000),
+                ("/usr/bin/app".to_owned(), 1000),
+                ("[anon]".to_owned(), 300),
+            ]
+        );
+    }
+
+    #[test]
+    fn this_process_has_mappings() {
+        let mine = mappings(std::process::id());
+        assert!(mine.iter().any(|(_, kib)| *kib > 0), "{mine:?}");
+    }
 }
