@@ -145,17 +145,19 @@ fn RequestView(
             })
         }
     };
-    let buttons = view! {
-        <div class="approval__buttons">
-            {button(DecisionKind::Approve, "Approve", "approve")}
-            {remember(RememberScope::Thread, "Allow for this thread", "approve-thread",
-                "Approve, and let this tool run without asking in this thread.")}
-            {remember(RememberScope::Always, "Always allow", "approve-always",
-                "Approve, and let this tool run without asking everywhere (Settings › Approvals).")}
-            {button(DecisionKind::Edit, "Edit", "edit")}
-            {button(DecisionKind::Reject, "Reject", "reject")}
-            {button(DecisionKind::Respond, "Respond", "respond")}
-        </div>
+    let buttons = move || {
+        view! {
+            <div class="approval__buttons">
+                {button(DecisionKind::Approve, "Approve", "approve")}
+                {remember(RememberScope::Thread, "Allow for this thread", "approve-thread",
+                    "Approve, and let this tool run without asking in this thread.")}
+                {remember(RememberScope::Always, "Always allow", "approve-always",
+                    "Approve, and let this tool run without asking everywhere (Settings › Approvals).")}
+                {button(DecisionKind::Edit, "Edit", "edit")}
+                {button(DecisionKind::Reject, "Reject", "reject")}
+                {button(DecisionKind::Respond, "Respond", "respond")}
+            </div>
+        }
     };
     let save_edit = {
         let decide = decide.clone();
@@ -194,7 +196,7 @@ fn RequestView(
             {move || match decided.get() {
                 Some(label) => view! { <p class="approval__decided" data-testid="approval-decided">{label}</p> }.into_any(),
                 None => match mode.get() {
-                    Mode::Buttons => buttons.clone().into_any(),
+                    Mode::Buttons => buttons().into_any(),
                     Mode::Edit => view! {
                         <EditArguments original=original.clone() save=save_edit.clone() cancel=move || mode.set(Mode::Buttons) />
                     }.into_any(),
