@@ -213,6 +213,18 @@ async fn cpu_over(pid: u32, window: Duration) -> Result<f64> {
     Ok(percent(after.saturating_sub(before), window))
 }
 
+/// Once the app has settled: its memory, then its CPU over the plan's window.
+async fn settled_figures(figures: &mut Figures, label: &str, pid: u32, plan: &Plan) -> Result<()> {
+    tokio::time::sleep(SETTLE).await;
+    report_memory(figures, label, &usage(&tree(pid)));
+    let cpu = cpu_over(pid, plan.cpu_window).await?;
+    figures.percent(
+        &format!("{label}: CPU over {}s", plan.cpu_window.as_secs()),
+        cpu,
+    );
+    Ok(())
+}
+
 /// Shown, hidden, reopened: the app without WebDriver.
 async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<()> {
     let sandbox = Sandbox::new()?;
@@ -221,13 +233,7 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<()> {
     let (app, mapped, painted) = timed_start(&sandbox).await?;
     figures.ms("start, fresh data root: window mapped", mapped);
     figures.ms("start, fresh data root: inbox painted", painted);
-    tokio::time::sleep(SETTLE).await;
-    report_memory(figures, "shown", &usage(&tree(app.pid())));
-    let cpu = cpu_over(app.pid(), plan.cpu_window).await?;
-    figures.percent(
-        &format!("shown: CPU over {}s", plan.cpu_window.as_secs()),
-        cpu,
-    );
+    settled_figures(figures, "shown", app.pid(), plan).await?;
 
     let mut reopens = Vec::new();
     for round in 0..plan.samples {
@@ -236,13 +242,7 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<()> {
         app.wait_web_process_gone().await?;
         if round == 0 {
             figures.ms("closed to the tray: web process gone", closed.elapsed());
-            tokio::time::sleep(SETTLE).await;
-            report_memory(figures, "hidden", &usage(&tree(app.pid())));
-            let cpu = cpu_over(app.pid(), plan.cpu_window).await?;
-            figures.percent(
-                &format!("hidden: CPU over {}s", plan.cpu_window.as_secs()),
-                cpu,
-            );
+            settled_figures(figures, "hidden", app.pid(), plan).await?;
         }
         // Opened again from outside, as the tray's Open or a launcher does.
         let reopened = Instant::now();
