@@ -1,3 +1,7 @@
 // Loads the Leptos app; kept in a file so the CSP needs no inline script.
 import init from "./pizza_ui.js";
-init();
+init().then((wasm) => {
+  // How much memory the UI's code holds (wasm memory only grows): the
+  // desktop benchmark's soak reads it to tell a leak from the engine's heap.
+  window.pizzaUiMemory = () => wasm.memory.buffer.byteLength;
+});

@@ -7,7 +7,8 @@
 //!
 //! Run by `cargo xtask bench desktop`, which builds the release app and
 //! provides the display and session bus. `PIZZA_BENCH_QUICK=1` shortens the
-//! CPU windows and the soak while working on the benchmark itself.
+//! CPU windows and the soak while working on the benchmark itself;
+//! `PIZZA_BENCH_SOAK_ONLY=1` runs the soak alone.
 
 #[path = "../e2e/chat.rs"]
 #[allow(dead_code, unused_imports)]
@@ -283,6 +284,8 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
     let sandbox = Sandbox::new()?;
     let app = App::start(&sandbox, "desktop-soak").await?;
     let mut curve = Vec::new();
+    // What the page holds: elements in the DOM and the UI's wasm memory.
+    let mut page = Vec::new();
     let outcome = async {
         chat::configure_provider(&app, &base_url).await?;
         app.click("[data-testid=rail-inbox]").await?;
@@ -297,6 +300,7 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
                     .collect();
                 let pss: u64 = processes.iter().map(|u| u.pss_kib).sum();
                 eprintln!("soak: after {run} runs, idle PSS {:.1} MiB", pss as f64 / 1024.0);
+                page.push((run, page_holds(&app).await?));
                 if run == 0 || run == plan.soak_runs {
                     for process in &processes {
                         where_it_is(&format!("soak after {run} runs"), process);
@@ -336,6 +340,20 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
             .join(" ")
     };
     figures.text("soak: idle PSS MiB by runs", &line(&total));
+    let page_line = |of: &dyn Fn(&PageHolds) -> String| {
+        page.iter()
+            .map(|(run, holds)| format!("{run}:{}", of(holds)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    figures.text(
+        "soak: DOM elements by runs",
+        &page_line(&|holds| holds.elements.to_string()),
+    );
+    figures.text(
+        "soak: UI wasm memory MiB by runs",
+        &page_line(&|holds| format!("{:.1}", holds.wasm_bytes as f64 / 1048576.0)),
+    );
     // Per process, to see which one grows (a process that is gone counts 0).
     let mut names: Vec<String> = curve
         .iter()
@@ -364,6 +382,31 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
     Ok(())
 }
 
+/// What the page holds at one point of the soak.
+struct PageHolds {
+    elements: u64,
+    /// The UI's wasm memory, which only grows: a leak in the UI's code
+    /// shows here, apart from the engine's heap.
+    wasm_bytes: u64,
+}
+
+async fn page_holds(app: &App) -> Result<PageHolds> {
+    let value = app
+        .eval(
+            "return [document.getElementsByTagName('*').length,
+                     window.pizzaUiMemory ? window.pizzaUiMemory() : 0];",
+        )
+        .await?;
+    let number = |i: usize| value.get(i).and_then(serde_json::Value::as_u64);
+    match (number(0), number(1)) {
+        (Some(elements), Some(wasm_bytes)) => Ok(PageHolds {
+            elements,
+            wasm_bytes,
+        }),
+        _ => bail!("the page said {value} for what it holds"),
+    }
+}
+
 fn sizes(figures: &mut Figures) -> Result<()> {
     let binary = std::fs::metadata(app_binary()?)?.len();
     figures.mib("size: release binary", binary / 1024);
@@ -380,7 +423,9 @@ async fn main() -> Result<()> {
     let results = std::env::var_os("PIZZA_BENCH_RESULTS").map(PathBuf::from);
     let mut figures = Figures::new(results.as_deref());
     sizes(&mut figures)?;
-    idle_figures(&mut figures, &plan).await?;
+    if std::env::var_os("PIZZA_BENCH_SOAK_ONLY").is_none() {
+        idle_figures(&mut figures, &plan).await?;
+    }
     soak(&mut figures, &plan).await?;
     figures.save(results.as_deref())
 }

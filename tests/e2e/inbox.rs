@@ -175,6 +175,16 @@ async fn organise_search_fork_export_and_restart() -> Result<()> {
                 .await?
                 .is_empty()
         );
+
+        // A new thread adds its row and leaves the others as they are: a
+        // list made again on every click kept memory in the page each time.
+        let road_trip = "[...document.querySelectorAll('[data-testid=thread-row]')].find(r => r.textContent.includes('Road trip'))";
+        app.eval(&format!("{road_trip}.dataset.kept = 'yes'; return true")).await?;
+        app.click("[data-testid=new-thread]").await?;
+        app.find("[data-testid=welcome]").await?;
+        wait_count(app, "all", "4").await?;
+        let kept = app.eval(&format!("return {road_trip}?.dataset.kept ?? null")).await?;
+        ensure!(kept == json!("yes"), "the Road trip row was made again ({kept})");
         Ok(())
     })
     .await

@@ -68,6 +68,12 @@ pub(crate) fn new_thread_then(inbox: Inbox, then: impl FnOnce(ThreadId) + 'stati
 #[component]
 pub(crate) fn InboxSidebar() -> impl IntoView {
     let inbox = use_inbox();
+    // The list is made again only when search starts or ends, not each
+    // time a click clears a search that was not there (New, a view tab):
+    // a list made again costs a re-render of every row and leaves memory
+    // behind in the page (a row's subscriptions to signals that rarely
+    // change stay until those change).
+    let searching = Memo::new(move |_| inbox.search.with(Option::is_some));
     let view_tab = move |view: ThreadView, label: &'static str| {
         let count = move || {
             let counts = inbox.counts.get();
@@ -105,7 +111,7 @@ pub(crate) fn InboxSidebar() -> impl IntoView {
             {view_tab(ThreadView::Action, "Action")}
         </nav>
         <FolderPanel />
-        {move || if inbox.search.get().is_some() {
+        {move || if searching.get() {
             view! { <SearchResults /> }.into_any()
         } else {
             view! { <ThreadList /> }.into_any()
