@@ -13,6 +13,7 @@ use tauri::{AppHandle, Manager, RunEvent, Runtime, WindowEvent};
 const EXIT_STARTUP_FAILED: u8 = 2;
 
 pub(crate) fn run() -> ExitCode {
+    let started = std::time::Instant::now();
     let context = tauri::generate_context!("../tauri.conf.json");
     let (slot, _log_guard, instance_key) = match open_host(context.package_info()) {
         Ok((host, guard)) => {
@@ -50,6 +51,12 @@ pub(crate) fn run() -> ExitCode {
         .on_page_load(crate::webview::on_page_load)
         .plugin(crate::shortcut::plugin())
         .setup(move |app| {
+            // The start-up figures' first step: the store is open and
+            // the runtime, plugins and event loop are made.
+            tracing::info!(
+                ms = started.elapsed().as_millis() as u64,
+                "set up, making the window"
+            );
             app.manage(crate::main_window::Releases::default());
             setup_desktop(app.handle(), setup_host.as_ref(), &launch);
             Ok(())
