@@ -333,26 +333,20 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
     outcome?;
     let total = |processes: &[Usage]| processes.iter().map(|u| u.pss_kib).sum::<u64>();
     let line = |pss_of: &dyn Fn(&[Usage]) -> u64| {
-        curve
-            .iter()
-            .map(|(run, processes)| format!("{run}:{:.0}", pss_of(processes) as f64 / 1024.0))
-            .collect::<Vec<_>>()
-            .join(" ")
+        series(&curve, |processes| {
+            format!("{:.0}", pss_of(processes) as f64 / 1024.0)
+        })
     };
     figures.text("soak: idle PSS MiB by runs", &line(&total));
-    let page_line = |of: &dyn Fn(&PageHolds) -> String| {
-        page.iter()
-            .map(|(run, holds)| format!("{run}:{}", of(holds)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     figures.text(
         "soak: DOM elements by runs",
-        &page_line(&|holds| holds.elements.to_string()),
+        &series(&page, |holds| holds.elements.to_string()),
     );
     figures.text(
         "soak: UI wasm memory MiB by runs",
-        &page_line(&|holds| format!("{:.1}", holds.wasm_bytes as f64 / 1048576.0)),
+        &series(&page, |holds| {
+            format!("{:.1}", holds.wasm_bytes as f64 / 1048576.0)
+        }),
     );
     // Per process, to see which one grows (a process that is gone counts 0).
     let mut names: Vec<String> = curve
@@ -380,6 +374,15 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// A soak curve as one line: `run:value` for each point.
+fn series<T>(points: &[(usize, T)], value: impl Fn(&T) -> String) -> String {
+    points
+        .iter()
+        .map(|(run, point)| format!("{run}:{}", value(point)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// What the page holds at one point of the soak.
