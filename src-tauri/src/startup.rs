@@ -14,6 +14,7 @@ const EXIT_STARTUP_FAILED: u8 = 2;
 
 pub(crate) fn run() -> ExitCode {
     let started = std::time::Instant::now();
+    crate::webview::prepare_process();
     let context = tauri::generate_context!("../tauri.conf.json");
     let (slot, _log_guard, instance_key) = match open_host(context.package_info()) {
         Ok((host, guard)) => {
