@@ -152,7 +152,32 @@ async fn timed_start(sandbox: &Sandbox) -> Result<(Running, Duration, Duration)>
     x11::wait_for_window(TITLE, &[app.pid()]).await?;
     let mapped = started.elapsed();
     app.wait_for_paints(1).await?;
-    Ok((app, mapped, started.elapsed()))
+    let painted = started.elapsed();
+    println!("  {}", start_steps(&app.log));
+    Ok((app, mapped, painted))
+}
+
+/// The last start's steps as the app logged them: set-up before the window,
+/// making the window, then the page (navigation to paint) and, within it,
+/// the app's code and the list. What is left of the total is the process
+/// start and the web process starting.
+fn start_steps(log: &Path) -> String {
+    let log = std::fs::read_to_string(log).unwrap_or_default();
+    let last = |marker: &str| {
+        log.lines()
+            .rev()
+            .find_map(|line| {
+                line.split_once(marker)
+                    .map(|(_, rest)| rest.trim().to_owned())
+            })
+            .unwrap_or_else(|| "?".to_owned())
+    };
+    format!(
+        "start steps: set-up {}, window {}, page {}",
+        last("set up, making the window"),
+        last("main window made"),
+        last("inbox painted"),
+    )
 }
 
 /// One timing sampled a few times: the median is the figure, every sample
@@ -319,12 +344,22 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
                     &json!({"file_path": format!("/notes/{run}.md"), "content": "# Plan\n- step\n"}),
                 ),
             );
-            app.click("[data-testid=new-thread]").await?;
-            app.find("[data-testid=welcome]").await?;
+            // A measured point left a new, empty thread open: the run goes
+            // there. (A second New would open yet another, and the typing
+            // could start in the first one's composer before it does.)
+            if run % plan.soak_every != 0 {
+                app.click("[data-testid=new-thread]").await?;
+                app.find("[data-testid=welcome]").await?;
+            }
             let question = format!("Plan step {run}");
             chat::ask(&app, &question).await?;
-            app.wait_for_value(&chat::feed_has(&[&question, ANSWER]), &json!(true))
-                .await?;
+            let shown = app
+                .wait_for_value(&chat::feed_has(&[&question, ANSWER]), &json!(true))
+                .await;
+            if let Err(error) = shown {
+                let seen = app.eval(WHAT_THE_PANE_SHOWS).await?;
+                bail!("run {run}: {error:#}\nthe pane showed: {seen}");
+            }
         }
         anyhow::Ok(())
     }
@@ -375,6 +410,13 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
     }
     Ok(())
 }
+
+/// What the open thread's pane holds, when a run's answer did not show.
+const WHAT_THE_PANE_SHOWS: &str = "return {
+    messages: [...document.querySelectorAll('[data-testid=message]')].map(m => m.textContent),
+    composer: document.querySelector('[data-testid=composer-input]')?.value ?? null,
+    pane: document.querySelector('main')?.innerText?.slice(0, 2000) ?? null,
+};";
 
 /// A soak curve as one line: `run:value` for each point.
 fn series<T>(points: &[(usize, T)], value: impl Fn(&T) -> String) -> String {

@@ -3,8 +3,8 @@
 //! namespace — and the report it returned (the call's result). Open while
 //! the subagent works, folded once it has reported.
 
-use super::live::ToolCardView;
-use super::stream::{RunState, ToolCard};
+use super::live::{ToolCard, ToolCardView};
+use super::stream::RunState;
 use leptos::prelude::*;
 use pizza_protocol::{
     DelegationView, MessagePart, MessageView, RunEvent, RunEventFrame, RunStatus,

@@ -4,7 +4,7 @@
 use super::approval::ApprovalCard;
 use super::delegation::{DelegationCard, TASK_TOOL, committed_task_call};
 use super::message::humanize;
-use super::stream::{RunState, ToolCard};
+use super::stream::RunState;
 use crate::screen::Screen;
 use leptos::prelude::*;
 use pizza_protocol::{ApiError, ErrorCode};
@@ -128,5 +128,42 @@ fn RunError(run: RunState, error: ApiError) -> impl IntoView {
             })}
             <button class="link" on:click=move |_| run.error.set(None)>"Dismiss"</button>
         </div>
+    }
+}
+
+/// A tool call of the live run, as its card shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolCard {
+    pub(crate) call_id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: serde_json::Value,
+    /// The result, and whether it is an error; `None` while running.
+    pub(crate) result: Option<(String, bool)>,
+}
+
+impl ToolCard {
+    /// Adds the card of a call that started; a replayed frame (after a
+    /// resubscribe) adds no second card.
+    pub(crate) fn started(
+        cards: &mut Vec<ToolCard>,
+        call_id: String,
+        name: String,
+        arguments: serde_json::Value,
+    ) {
+        if !cards.iter().any(|c| c.call_id == call_id) {
+            cards.push(ToolCard {
+                call_id,
+                name,
+                arguments,
+                result: None,
+            });
+        }
+    }
+
+    /// Gives the card of `call_id` its result.
+    pub(crate) fn finished(cards: &mut [ToolCard], call_id: &str, result: String, is_error: bool) {
+        if let Some(card) = cards.iter_mut().find(|c| c.call_id == call_id) {
+            card.result = Some((result, is_error));
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! that start, stop, resume or discard runs and queue messages behind them.
 
 use super::delegation::Delegation;
+use super::live::ToolCard;
 use super::state::Inbox;
 use super::streamed::StreamedText;
 use crate::ipc::{EventStream, invoke};
@@ -15,43 +16,6 @@ use pizza_protocol::{
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-
-/// A tool call of the live run, as its card shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ToolCard {
-    pub(crate) call_id: String,
-    pub(crate) name: String,
-    pub(crate) arguments: serde_json::Value,
-    /// The result, and whether it is an error; `None` while running.
-    pub(crate) result: Option<(String, bool)>,
-}
-
-impl ToolCard {
-    /// Adds the card of a call that started; a replayed frame (after a
-    /// resubscribe) adds no second card.
-    pub(crate) fn started(
-        cards: &mut Vec<ToolCard>,
-        call_id: String,
-        name: String,
-        arguments: serde_json::Value,
-    ) {
-        if !cards.iter().any(|c| c.call_id == call_id) {
-            cards.push(ToolCard {
-                call_id,
-                name,
-                arguments,
-                result: None,
-            });
-        }
-    }
-
-    /// Gives the card of `call_id` its result.
-    pub(crate) fn finished(cards: &mut [ToolCard], call_id: &str, result: String, is_error: bool) {
-        if let Some(card) = cards.iter_mut().find(|c| c.call_id == call_id) {
-            card.result = Some((result, is_error));
-        }
-    }
-}
 
 /// Deltas received since the last animation frame.
 #[derive(Default)]
@@ -159,12 +123,35 @@ impl RunState {
 
     /// Opens (or, after `lagged`, reopens) the subscription.
     pub(crate) fn subscribe(self, since: Option<u64>) {
-        let Some(attempt) = self.attempt.try_update_value(|a| {
+        if let Some(request) = self.subscription_request(since) {
+            leptos::task::spawn_local(async move {
+                if let Err(error) = request.await {
+                    self.error.set(Some(error));
+                }
+            });
+        }
+    }
+
+    /// [`Self::subscribe`], returning once the host has registered the
+    /// subscription (or refused it): every frame from then on reaches here.
+    pub(crate) async fn subscribe_and_wait(self, since: Option<u64>) -> Result<(), ApiError> {
+        match self.subscription_request(since) {
+            Some(request) => request.await,
+            None => Ok(()),
+        }
+    }
+
+    /// Retires the current stream now (so none of its frames is handled
+    /// twice), and returns the call that opens the new one; it fails only
+    /// while this is still the pane's current subscription.
+    fn subscription_request(
+        self,
+        since: Option<u64>,
+    ) -> Option<impl Future<Output = Result<(), ApiError>>> {
+        let attempt = self.attempt.try_update_value(|a| {
             *a += 1;
             *a
-        }) else {
-            return;
-        };
+        })?;
         drop(self.stream.try_update_value(Option::take));
         if let Some(old) = self.subscription.get_value() {
             self.subscription.set_value(None);
@@ -180,7 +167,7 @@ impl RunState {
             thread_id: thread_id.clone(),
             since,
         };
-        leptos::task::spawn_local(async move {
+        Some(async move {
             let on_frame = {
                 let current = Rc::clone(&current);
                 move |frame| {
@@ -195,7 +182,7 @@ impl RunState {
                     if !current() {
                         drop(stream);
                         unsubscribe(thread_id, response.subscription_id);
-                        return;
+                        return Ok(());
                     }
                     self.stream.set_value(Some(stream));
                     self.subscription.set_value(Some(response.subscription_id));
@@ -204,11 +191,17 @@ impl RunState {
                     if let Some(run_id) = response.live_run_id {
                         self.started(run_id);
                     }
+                    Ok(())
                 }
-                Err(error) if current() => self.error.set(Some(error)),
-                Err(_) => {}
+                Err(error) if current() => Err(error),
+                Err(_) => Ok(()),
             }
-        });
+        })
+    }
+
+    /// Whether a frame has arrived since the pane subscribed.
+    pub(crate) fn has_frames(self) -> bool {
+        self.last_seq.with_value(Option::is_some)
     }
 
     fn handle(self, frame: RunEventFrame) {

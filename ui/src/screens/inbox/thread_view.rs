@@ -127,6 +127,12 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
 fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: Option<i64>) {
     let queue_asked_at = inbox.queues.with_untracked(|q| q.version(&thread_id));
     leptos::task::spawn_local(async move {
+        // Subscribed first, read second: a run that ends between the two is
+        // then in the page read or in the frames, never in neither (a run
+        // sent at once from a new thread, under load, used to vanish).
+        if let Err(error) = run.subscribe_and_wait(None).await {
+            return inbox.report(error);
+        }
         let params = ThreadGetParams {
             thread_id: thread_id.clone(),
             before_seq: None,
@@ -157,9 +163,16 @@ fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: O
         }
         let unread = detail.thread.unread;
         feed.more_before.set(detail.has_more_before);
-        feed.messages.set(detail.messages);
-        run.resumable.set(detail.resumable);
-        run.interrupt.set(detail.pending_interrupt);
+        // Frames that came first are newer than the page or in it.
+        let framed = run.has_frames();
+        feed.messages
+            .update(|shown| *shown = with_framed(std::mem::take(&mut detail.messages), shown));
+        if !framed {
+            run.resumable.set(detail.resumable);
+        }
+        if !framed || run.interrupt.with_untracked(Option::is_none) {
+            run.interrupt.set(detail.pending_interrupt.take());
+        }
         run.seed_delegations(std::mem::take(&mut detail.delegations));
         let queued = std::mem::take(&mut detail.queued);
         inbox
@@ -168,8 +181,6 @@ fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: O
         run.model.set(detail.thread.model.clone());
         super::gauge::show_stored(inbox, &thread_id, detail.context);
         feed.thread.set(Some(detail.thread));
-        // Subscribe once the page is in, so completed messages append to it.
-        run.subscribe(None);
         if unread {
             // Opening a thread is reading it.
             update(
@@ -184,6 +195,21 @@ fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: O
         request_animation_frame(move || scroll_to(focus_seq));
         inbox.focus_seq.set(None);
     });
+}
+
+/// The page read, with the messages frames delivered before it that it
+/// does not hold yet, in thread order.
+fn with_framed(mut page: Vec<MessageView>, framed: &[MessageView]) -> Vec<MessageView> {
+    let newer: Vec<MessageView> = framed
+        .iter()
+        .filter(|m| !page.iter().any(|p| p.id == m.id))
+        .cloned()
+        .collect();
+    if !newer.is_empty() {
+        page.extend(newer);
+        page.sort_by_key(|m| m.seq);
+    }
+    page
 }
 
 fn scroll_to(focus_seq: Option<i64>) {
@@ -330,4 +356,33 @@ fn feed_click(ev: &web_sys::MouseEvent) {
         return;
     }
     crate::links::follow_outside(ev);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: &str, seq: i64) -> MessageView {
+        MessageView {
+            id: id.into(),
+            seq,
+            role: Role::Assistant,
+            parts: Vec::new(),
+            created_at: 0,
+        }
+    }
+
+    fn ids(messages: &[MessageView]) -> Vec<&str> {
+        messages.iter().map(|m| m.id.as_str()).collect()
+    }
+
+    #[test]
+    fn messages_framed_before_the_page_arrived_are_kept_in_order() {
+        let page = vec![message("a", 1), message("b", 2)];
+        // Nothing framed: the page as read.
+        assert_eq!(ids(&with_framed(page.clone(), &[])), ["a", "b"]);
+        // The run's messages came by frame first; one is in the page too.
+        let framed = [message("b", 2), message("d", 4), message("c", 3)];
+        assert_eq!(ids(&with_framed(page, &framed)), ["a", "b", "c", "d"]);
+    }
 }
