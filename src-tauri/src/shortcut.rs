@@ -1,16 +1,30 @@
-//! The quick-ask global shortcut (`tauri-plugin-global-shortcut`; X11,
-//! macOS and Windows). Registration happens on the main thread and waits for
-//! the window system's answer, so callers use a blocking thread.
+//! The quick-ask global shortcut. On X11 the app grabs the key itself
+//! ([`x11`]: one thread asleep until the key is pressed); on macOS and
+//! Windows `tauri-plugin-global-shortcut` does. Registration waits for the
+//! window system's answer, so callers use a blocking thread.
+
+#[cfg(target_os = "linux")]
+mod x11;
 
 use std::sync::{Mutex, PoisonError};
 
 use pizza_host::ShortcutError;
 use tauri::{AppHandle, Runtime};
-use tauri_plugin_global_shortcut::{GlobalShortcutExt, Shortcut, ShortcutState};
+use tauri_plugin_global_shortcut::Shortcut;
+
+/// Adds what the shortcut needs to the app: the plugin, except on Linux.
+pub(crate) fn install<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    #[cfg(target_os = "linux")]
+    return builder;
+    #[cfg(not(target_os = "linux"))]
+    return builder.plugin(plugin());
+}
 
 /// The plugin, with every press of a registered shortcut opening quick-ask
 /// (the quick-ask shortcut is the only one the app registers).
-pub(crate) fn plugin<R: Runtime>() -> tauri::plugin::TauriPlugin<R> {
+#[cfg(not(target_os = "linux"))]
+fn plugin<R: Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    use tauri_plugin_global_shortcut::ShortcutState;
     tauri_plugin_global_shortcut::Builder::new()
         .with_handler(|app, _shortcut, event| {
             if event.state == ShortcutState::Pressed {
@@ -42,6 +56,9 @@ pub(crate) fn unsupported_reason() -> Option<String> {
 pub(crate) struct QuickAskShortcut<R: Runtime> {
     app: AppHandle<R>,
     current: Mutex<Option<Shortcut>>,
+    /// The key grabs, made when a shortcut is first set.
+    #[cfg(target_os = "linux")]
+    grabs: std::sync::OnceLock<Result<x11::Grabs, String>>,
 }
 
 impl<R: Runtime> QuickAskShortcut<R> {
@@ -49,6 +66,8 @@ impl<R: Runtime> QuickAskShortcut<R> {
         Self {
             app,
             current: Mutex::new(None),
+            #[cfg(target_os = "linux")]
+            grabs: std::sync::OnceLock::new(),
         }
     }
 
@@ -57,21 +76,20 @@ impl<R: Runtime> QuickAskShortcut<R> {
         let wanted = accelerator
             .map(|a| parse(a).ok_or_else(|| ShortcutError::Invalid(a.to_owned())))
             .transpose()?;
-        let manager = self.app.global_shortcut();
         let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         if *current == wanted && wanted.is_some() {
             return Ok(());
         }
         let previous = current.take();
         if let Some(old) = previous
-            && let Err(error) = manager.unregister(old)
+            && let Err(error) = self.unregister(old)
         {
             tracing::debug!(%error, "could not release the previous shortcut");
         }
         let Some(shortcut) = wanted else {
             return Ok(());
         };
-        match manager.register(shortcut) {
+        match self.register(shortcut) {
             Ok(()) => {
                 *current = Some(shortcut);
                 Ok(())
@@ -79,12 +97,53 @@ impl<R: Runtime> QuickAskShortcut<R> {
             Err(error) => {
                 tracing::info!(%error, accelerator, "shortcut refused");
                 // Nothing changes when the new one is refused.
-                *current = previous.filter(|old| manager.register(*old).is_ok());
+                *current = previous.filter(|old| self.register(*old).is_ok());
                 Err(ShortcutError::Taken(
                     accelerator.unwrap_or_default().trim().to_owned(),
                 ))
             }
         }
+    }
+
+    #[cfg(target_os = "linux")]
+    fn grabs(&self) -> Result<&x11::Grabs, String> {
+        let app = self.app.clone();
+        self.grabs
+            .get_or_init(|| {
+                x11::Grabs::start(move || crate::quick_ask::show(&app)).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn register(&self, shortcut: Shortcut) -> Result<(), String> {
+        self.grabs()?
+            .set(Some(&shortcut))
+            .map_err(|e| e.to_string())
+    }
+
+    #[cfg(target_os = "linux")]
+    fn unregister(&self, _shortcut: Shortcut) -> Result<(), String> {
+        self.grabs()?.set(None).map_err(|e| e.to_string())
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn register(&self, shortcut: Shortcut) -> Result<(), String> {
+        use tauri_plugin_global_shortcut::GlobalShortcutExt;
+        self.app
+            .global_shortcut()
+            .register(shortcut)
+            .map_err(|e| e.to_string())
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn unregister(&self, shortcut: Shortcut) -> Result<(), String> {
+        use tauri_plugin_global_shortcut::GlobalShortcutExt;
+        self.app
+            .global_shortcut()
+            .unregister(shortcut)
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -46,11 +46,11 @@ pub(crate) fn run() -> ExitCode {
     let launch = LaunchArgs::parse(std::env::args());
     let setup_host = host.clone();
     builder = crate::attachment_scheme::register(builder, host.clone());
+    builder = crate::shortcut::install(builder);
     let app = builder
         .plugin(tauri_plugin_dialog::init())
         .plugin(crate::links::plugin())
         .on_page_load(crate::webview::on_page_load)
-        .plugin(crate::shortcut::plugin())
         .setup(move |app| {
             // The start-up figures' first step: the store is open and
             // the runtime, plugins and event loop are made.
