@@ -6,6 +6,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use pizza_test_support::notification_server::NotificationServer;
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
+use x11rb::errors::ReplyError;
+use x11rb::protocol::ErrorKind;
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, InputFocus, MapState, Window,
 };
@@ -36,30 +38,52 @@ fn shown_window(
     title: &str,
     pids: &[u32],
 ) -> Result<Option<Window>> {
-    let net_wm_name = atom(conn, "_NET_WM_NAME")?;
-    let utf8 = atom(conn, "UTF8_STRING")?;
-    let net_wm_pid = atom(conn, "_NET_WM_PID")?;
+    let atoms = [
+        atom(conn, "_NET_WM_NAME")?,
+        atom(conn, "UTF8_STRING")?,
+        atom(conn, "_NET_WM_PID")?,
+    ];
     for window in conn.query_tree(root)?.reply()?.children {
-        let name = conn
-            .get_property(false, window, net_wm_name, utf8, 0, 256)?
-            .reply()?
-            .value;
-        let legacy = conn
-            .get_property(false, window, AtomEnum::WM_NAME, AtomEnum::STRING, 0, 256)?
-            .reply()?
-            .value;
-        if (name == title.as_bytes() || legacy == title.as_bytes()) && mapped(conn, window)? {
-            let owner = conn
-                .get_property(false, window, net_wm_pid, AtomEnum::CARDINAL, 0, 1)?
-                .reply()?
-                .value32()
-                .and_then(|mut values| values.next());
-            if owner.is_some_and(|pid| pids.contains(&pid)) {
-                return Ok(Some(window));
-            }
+        match is_shown(conn, window, atoms, title, pids) {
+            Ok(true) => return Ok(Some(window)),
+            Ok(false) => {}
+            // Listed, then destroyed before it was read (an app that was
+            // just stopped): it is not the one.
+            Err(ReplyError::X11Error(error)) if error.error_kind == ErrorKind::Window => {}
+            Err(error) => return Err(error.into()),
         }
     }
     Ok(None)
+}
+
+/// Whether `window` is titled `title`, shown, and owned by one of `pids`.
+fn is_shown(
+    conn: &RustConnection,
+    window: Window,
+    [net_wm_name, utf8, net_wm_pid]: [u32; 3],
+    title: &str,
+    pids: &[u32],
+) -> Result<bool, ReplyError> {
+    let name = conn
+        .get_property(false, window, net_wm_name, utf8, 0, 256)?
+        .reply()?
+        .value;
+    let legacy = conn
+        .get_property(false, window, AtomEnum::WM_NAME, AtomEnum::STRING, 0, 256)?
+        .reply()?
+        .value;
+    if name != title.as_bytes() && legacy != title.as_bytes() {
+        return Ok(false);
+    }
+    if conn.get_window_attributes(window)?.reply()?.map_state != MapState::VIEWABLE {
+        return Ok(false);
+    }
+    let owner = conn
+        .get_property(false, window, net_wm_pid, AtomEnum::CARDINAL, 0, 1)?
+        .reply()?
+        .value32()
+        .and_then(|mut values| values.next());
+    Ok(owner.is_some_and(|pid| pids.contains(&pid)))
 }
 
 /// Waits until a top-level window titled `title` of one of `pids` is shown
