@@ -58,10 +58,7 @@ pub(crate) fn process_environment(choice: Compositing) -> &'static [(&'static st
 /// processes inherit it).
 #[cfg(target_os = "linux")]
 pub(crate) fn prepare_process() {
-    let choice = compositing(
-        std::env::var("PIZZA_GPU_COMPOSITING").ok().as_deref(),
-        has_render_node(),
-    );
+    let choice = this_machine();
     for (name, value) in process_environment(choice) {
         if let Err(error) = webkit2gtk::glib::setenv(name, value, false) {
             eprintln!("Pizza Bot: could not set {name}: {error}");
@@ -71,6 +68,18 @@ pub(crate) fn prepare_process() {
 
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn prepare_process() {}
+
+/// The choice for this machine, decided once: at start for the process's
+/// environment, then for every page.
+fn this_machine() -> Compositing {
+    static CHOICE: std::sync::OnceLock<Compositing> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| {
+        compositing(
+            std::env::var("PIZZA_GPU_COMPOSITING").ok().as_deref(),
+            has_render_node(),
+        )
+    })
+}
 
 /// True if the machine has a DRM render node a GPU driver could use.
 fn has_render_node() -> bool {
@@ -89,10 +98,7 @@ pub(crate) fn on_page_load<R: Runtime>(webview: &Webview<R>, payload: &PageLoadP
         return;
     }
     apply_cache_model(webview);
-    let choice = compositing(
-        std::env::var("PIZZA_GPU_COMPOSITING").ok().as_deref(),
-        has_render_node(),
-    );
+    let choice = this_machine();
     if choice == Compositing::Default {
         return;
     }
