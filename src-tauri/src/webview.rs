@@ -15,6 +15,19 @@
 //! sooner. (GDK's `GDK_GL=disable` was measured too: no memory saved and the
 //! window made 30 ms later, so GDK keeps its GL.)
 //!
+//! The page is a wasm module of ~3 MB run by JavaScriptCore in the web
+//! process, and JSC's JIT tiers cost more there than they give: at every
+//! start and every reopen from the tray the whole module went through its
+//! baseline compiler before the first paint (~100 ms of the ~650), and the
+//! machine code of the warming tiers stayed in memory (the web process grew
+//! ~35 MiB over the first 20 runs and kept it). Interpreted (JSC's
+//! in-place wasm interpreter and LLInt), measured on the release app: the
+//! inbox painted ~100 ms sooner, 7 MiB less shown, and 200 runs grow the
+//! idle memory 7 % instead of 13–15 %; a 46 KB answer takes 125 ms instead
+//! of 53 to open and 0.6 s instead of 0.3 to stream (a model takes a
+//! minute to write it). Web processes without JIT also have no writable
+//! and executable memory. `PIZZA_WEBKIT_JIT=on` keeps JSC's default.
+//!
 //! The pages are the app's own, loaded once from its bundle and never
 //! navigated: WebKit's browser cache model (a back-forward cache, large
 //! memory caches for pages visited again) only costs memory here, so every
@@ -52,14 +65,27 @@ pub(crate) fn process_environment(choice: Compositing) -> &'static [(&'static st
     }
 }
 
-/// Sets [`process_environment`] for this machine, keeping any value the
-/// person set. Called first thing in `run`, before any thread exists (the
-/// environment is process-wide; WebKit reads it when it starts, and web
-/// processes inherit it).
+/// The environment JavaScriptCore reads in each web process: no JIT,
+/// unless `override_value` (`PIZZA_WEBKIT_JIT`) is `on`.
+pub(crate) fn engine_environment(
+    override_value: Option<&str>,
+) -> &'static [(&'static str, &'static str)] {
+    match override_value.map(str::trim) {
+        Some("on") => &[],
+        _ => &[("JSC_useJIT", "0")],
+    }
+}
+
+/// Sets [`process_environment`] for this machine and
+/// [`engine_environment`], keeping any value the person set. Called first
+/// thing in `run`, before any thread exists (the environment is
+/// process-wide; WebKit reads it when it starts, and web processes inherit
+/// it).
 #[cfg(target_os = "linux")]
 pub(crate) fn prepare_process() {
-    let choice = this_machine();
-    for (name, value) in process_environment(choice) {
+    let jit = std::env::var("PIZZA_WEBKIT_JIT").ok();
+    let engine = engine_environment(jit.as_deref());
+    for (name, value) in process_environment(this_machine()).iter().chain(engine) {
         if let Err(error) = webkit2gtk::glib::setenv(name, value, false) {
             eprintln!("Pizza Bot: could not set {name}: {error}");
         }
@@ -164,5 +190,12 @@ mod tests {
             process_environment(Compositing::Off),
             [("WEBKIT_DISABLE_DMABUF_RENDERER", "1")]
         );
+    }
+
+    #[test]
+    fn web_processes_run_without_jit_unless_asked() {
+        assert_eq!(engine_environment(None), [("JSC_useJIT", "0")]);
+        assert_eq!(engine_environment(Some("off")), [("JSC_useJIT", "0")]);
+        assert!(engine_environment(Some(" on")).is_empty());
     }
 }

@@ -2,8 +2,9 @@
 //! (window mapped, inbox painted: the page reports it and the app logs it),
 //! PSS and RSS of the app and each WebKit process with the window shown and
 //! closed to the tray, CPU over a minute in both, reopening from the tray, a
-//! soak of runs with streaming answers and tool calls, and the binary's and
-//! the `.deb`'s sizes. One line per figure, beside the last run's.
+//! soak of runs with streaming answers and tool calls, how quickly the warm
+//! page keeps up with a long answer, and the binary's and the `.deb`'s
+//! sizes. One line per figure, beside the last run's.
 //!
 //! Run by `cargo xtask bench desktop`, which builds the release app and
 //! provides the display and session bus. `PIZZA_BENCH_QUICK=1` shortens the
@@ -22,6 +23,8 @@ mod x11;
 
 #[path = "desktop/figures.rs"]
 mod figures;
+#[path = "desktop/responsiveness.rs"]
+mod responsiveness;
 
 use anyhow::{Context, Result, bail};
 use figures::Figures;
@@ -361,6 +364,8 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
                 bail!("run {run}: {error:#}\nthe pane showed: {seen}");
             }
         }
+        // With the list full and the page warm: how quickly it keeps up.
+        responsiveness::measure(&app, &mock, figures, plan.samples).await?;
         anyhow::Ok(())
     }
     .await;
