@@ -18,15 +18,17 @@
 //! The page is a wasm module of ~3 MB run by JavaScriptCore in the web
 //! process, and JSC's JIT tiers cost more there than they give: at every
 //! start and every reopen from the tray the whole module went through its
-//! baseline compiler before the first paint (~100 ms of the ~650), and the
-//! machine code of the warming tiers stayed in memory (the web process grew
+//! baseline compiler before the first paint (~100 ms of the ~650), and
+//! what the warming tiers made stayed in memory (the web process grew
 //! ~35 MiB over the first 20 runs and kept it). Interpreted (JSC's
 //! in-place wasm interpreter and LLInt), measured on the release app: the
 //! inbox painted ~100 ms sooner, 7 MiB less shown, and 200 runs grow the
-//! idle memory 7 % instead of 13–15 %; a 46 KB answer takes 125 ms instead
-//! of 53 to open and 0.6 s instead of 0.3 to stream (a model takes a
-//! minute to write it). Web processes without JIT also have no writable
-//! and executable memory. `PIZZA_WEBKIT_JIT=on` keeps JSC's default.
+//! idle memory 7 % instead of 13–15 %; a 46 KB answer takes 125–136 ms
+//! instead of 53 to open and 0.4–0.6 s instead of 0.3 to stream as fast as
+//! the mock sends it (a model takes a minute to write it; at 200 tokens a
+//! second the page keeps 60 frames a second, p95 17 ms). Web processes
+//! without JIT also have no writable and executable memory.
+//! `PIZZA_WEBKIT_JIT=on` keeps JSC's default.
 //!
 //! The pages are the app's own, loaded once from its bundle and never
 //! navigated: WebKit's browser cache model (a back-forward cache, large
