@@ -15,6 +15,7 @@ mod links;
 mod logging;
 mod main_window;
 mod navigate;
+mod network_process;
 mod notifications;
 mod quick_ask;
 mod shortcut;

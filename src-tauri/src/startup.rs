@@ -253,7 +253,27 @@ fn on_window_event(app: &AppHandle, label: &str, event: &WindowEvent) {
                 host.set_window_focused(*focused);
             }
         }
+        WindowEvent::Destroyed => on_window_destroyed(app, label),
         _ => {}
+    }
+}
+
+/// The last webview gone (closed to the tray): WebKit's network process
+/// goes too. On the event loop's thread, where webviews are made, so a
+/// window being opened cannot fall between the check and the end.
+fn on_window_destroyed(app: &AppHandle, label: &str) {
+    if app.try_state::<Host>().is_none() {
+        return;
+    }
+    if app.webview_windows().keys().any(|other| other != label) {
+        return;
+    }
+    let ended = crate::network_process::end();
+    if ended > 0 {
+        tracing::info!(
+            ended,
+            "no webview open: WebKit's network process ended (another starts with the next window)"
+        );
     }
 }
 

@@ -428,7 +428,7 @@ fn kill_group(child: &mut Child) {
     }
 }
 
-fn app_binary() -> Result<PathBuf> {
+pub(crate) fn app_binary() -> Result<PathBuf> {
     let Some(path) = std::env::var_os("PIZZA_APP_BIN") else {
         bail!("PIZZA_APP_BIN is not set: run the end-to-end tests with `cargo xtask test`");
     };

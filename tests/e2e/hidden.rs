@@ -3,18 +3,23 @@
 //! its notification's click makes a new window on the thread with the
 //! answer; quick-ask opens from the tray with no main webview, and a run it
 //! starts streams into a main window made afterwards, from the frames the
-//! host buffered.
+//! host buffered. Run as a person runs it (no WebDriver, which WebKit ties
+//! to its network process), closing to the tray ends every WebKit process,
+//! and a launch paints a new window.
 
 use crate::chat::{ask, configure_provider, feed_has, openai_mock};
 use crate::desktop::quick_ask_answer_has;
-use crate::harness::{App, Launch, Sandbox};
+use crate::harness::{App, Launch, Sandbox, app_binary, app_env, launch_again};
 use crate::x11;
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail, ensure};
 use pizza_test_support::mock_provider::{Gate, sse};
 use pizza_test_support::notification_server::NotificationServer;
+use pizza_test_support::procs;
 use pizza_test_support::tray_watcher::TrayWatcher;
 use serde_json::json;
-use std::time::Duration;
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
 
 const MAIN_TITLE: &str = "Pizza Bot";
 const QUICK_ASK_TITLE: &str = "Quick ask — Pizza Bot";
@@ -149,4 +154,98 @@ async fn quick_ask_without_a_main_webview_streams_into_a_window_made_later() -> 
         Ok(())
     })
     .await
+}
+
+/// The app started as a person starts it, without a WebDriver; killed on
+/// drop.
+struct Undriven {
+    child: Child,
+}
+
+impl Drop for Undriven {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The app's WebKit processes, by name.
+fn webkit_processes(pid: u32) -> Vec<String> {
+    procs::usage(&procs::tree(pid))
+        .into_iter()
+        .map(|usage| usage.name)
+        .filter(|name| name.starts_with("WebKit"))
+        .collect()
+}
+
+/// Waits until `done` holds of the app's log and its WebKit processes.
+async fn wait_until(
+    what: &str,
+    log: &Path,
+    pid: u32,
+    done: impl Fn(&str, &[String]) -> bool,
+) -> Result<()> {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let processes = webkit_processes(pid);
+        if done(&text, &processes) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("{what}: not within {TIMEOUT:?} (WebKit processes: {processes:?})");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn undriven_closed_to_the_tray_every_webkit_process_ends_and_a_launch_paints_again()
+-> Result<()> {
+    const PAINTED: &str = "inbox painted";
+    let sandbox = Sandbox::new()?;
+    let _tray = TrayWatcher::start().map_err(|e| anyhow!(e))?;
+    let log = sandbox.path().join("undriven.log");
+    let file = std::fs::File::create(&log)?;
+    let child = Command::new(app_binary()?)
+        .envs(app_env(&sandbox, &sandbox.data_root())?)
+        .envs(RELEASE)
+        .stdout(file.try_clone()?)
+        .stderr(file)
+        .spawn()
+        .context("starting the app")?;
+    let app = Undriven { child };
+    let pid = app.child.id();
+
+    wait_until("the first paint", &log, pid, |text, _| {
+        text.matches(PAINTED).count() == 1
+    })
+    .await?;
+    x11::close_until_hidden(MAIN_TITLE, &[pid]).await?;
+    wait_until("every WebKit process ended", &log, pid, |_, processes| {
+        processes.is_empty()
+    })
+    .await?;
+    let text = std::fs::read_to_string(&log)?;
+    ensure!(
+        text.contains("network process ended"),
+        "the app did not say it ended the network process"
+    );
+
+    let status = launch_again(&sandbox, &[]).await?;
+    ensure!(status.success(), "the second launch ended with {status}");
+    wait_until(
+        "a new window painted, with a network process",
+        &log,
+        pid,
+        |text, processes| {
+            text.matches(PAINTED).count() == 2
+                && processes
+                    .iter()
+                    .any(|name| name.starts_with("WebKitNetwork"))
+        },
+    )
+    .await?;
+    drop(app);
+    Ok(())
 }
