@@ -37,5 +37,11 @@ pub fn run() -> ExitCode {
     if std::env::args_os().nth(1).as_deref() == Some(pizza_host::EVAL_WORKER_ARG.as_ref()) {
         return pizza_host::eval_worker_main();
     }
+    // Asked on a terminal: answered there, without starting the app (nor
+    // reaching one already running).
+    if let Some(answer) = startup::terminal_answer(std::env::args()) {
+        println!("{answer}");
+        return ExitCode::SUCCESS;
+    }
     startup::run()
 }

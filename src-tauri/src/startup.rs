@@ -165,6 +165,31 @@ impl LaunchArgs {
     }
 }
 
+/// What the launch options are, for `--help`.
+const USAGE: &str = "\
+Usage: pizza-bot [OPTION]
+
+Starts Pizza Bot, or shows the one already running.
+
+Options:
+  --thread <id>   open that thread
+  --quick-ask     open the quick-ask window
+  --hidden        start in the tray without the window (start at login)
+  -V, --version   print the version and exit
+  -h, --help      print this help and exit
+
+Environment: PIZZA_DATA_ROOT (where the data is kept), RUST_LOG (log level).";
+
+/// `--version` and `--help` (the first such argument wins): the text to
+/// print instead of starting the app.
+pub(crate) fn terminal_answer(args: impl IntoIterator<Item = String>) -> Option<String> {
+    args.into_iter().skip(1).find_map(|arg| match arg.as_str() {
+        "--version" | "-V" => Some(format!("Pizza Bot {}", env!("CARGO_PKG_VERSION"))),
+        "--help" | "-h" => Some(USAGE.to_owned()),
+        _ => None,
+    })
+}
+
 /// A launch (this one or a second one forwarded here): show what it asked
 /// for. A second launch with `--hidden` (a login while the app already
 /// runs) changes nothing.
@@ -298,6 +323,27 @@ mod tests {
         assert!(launch(&["--quick-ask", "--unknown"]).quick_ask);
         assert!(launch(&["--hidden"]).hidden);
         assert!(!launch(&["--thread", "t1"]).hidden);
+    }
+
+    #[test]
+    fn version_and_help_are_answered_without_starting() {
+        let answer = |args: &[&str]| {
+            terminal_answer(
+                std::iter::once("pizza-bot")
+                    .chain(args.iter().copied())
+                    .map(str::to_owned),
+            )
+        };
+        let version = format!("Pizza Bot {}", env!("CARGO_PKG_VERSION"));
+        assert_eq!(answer(&["--version"]), Some(version.clone()));
+        assert_eq!(answer(&["--hidden", "-V"]), Some(version));
+        let help = answer(&["-h", "--version"]).unwrap_or_default();
+        assert!(help.starts_with("Usage: pizza-bot"), "{help}");
+        for option in ["--thread", "--quick-ask", crate::autostart::HIDDEN_FLAG] {
+            assert!(help.contains(option), "{option} missing from {help}");
+        }
+        assert_eq!(answer(&[]), None);
+        assert_eq!(answer(&["--thread", "t1", "--hidden"]), None);
     }
 
     #[test]
