@@ -30,7 +30,7 @@ use anyhow::{Context, Result, bail};
 use figures::Figures;
 use harness::{App, Sandbox};
 use pizza_test_support::mock_provider::sse;
-use pizza_test_support::procs::{Usage, cpu_ticks, mappings, percent, tree, usage};
+use pizza_test_support::procs::{Usage, cpu_ticks, mappings, percent, pss_kinds, tree, usage};
 use pizza_test_support::tray_watcher::TrayWatcher;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -232,7 +232,15 @@ fn where_it_is(label: &str, process: &Usage) {
         })
         .collect::<Vec<_>>()
         .join(", ");
-    println!("  {label}: {} PSS MiB by mapping: {top}", process.name);
+    let kinds = pss_kinds(process.pid);
+    let mib = |kib: u64| kib as f64 / 1024.0;
+    println!(
+        "  {label}: {} PSS MiB by mapping: {top}; of files {:.1}, anonymous {:.1}, dirty {:.1}",
+        process.name,
+        mib(kinds.file_kib),
+        mib(kinds.anon_kib),
+        mib(kinds.dirty_kib)
+    );
 }
 
 async fn cpu_over(pid: u32, window: Duration) -> Result<f64> {

@@ -62,6 +62,26 @@ fn field(file: &str, pid: u32, name: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// What a process's PSS is made of, in KiB: pages of mapped files (which
+/// the kernel can drop and read again) and anonymous memory; and how much
+/// of it is dirty (written: only swap can take it).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PssKinds {
+    pub file_kib: u64,
+    pub anon_kib: u64,
+    pub dirty_kib: u64,
+}
+
+/// [`PssKinds`] of `pid`, from its `smaps_rollup` (zero for a process
+/// gone or a kernel without these lines).
+pub fn pss_kinds(pid: u32) -> PssKinds {
+    PssKinds {
+        file_kib: field("smaps_rollup", pid, "Pss_File:"),
+        anon_kib: field("smaps_rollup", pid, "Pss_Anon:"),
+        dirty_kib: field("smaps_rollup", pid, "Pss_Dirty:"),
+    }
+}
+
 /// The memory of each of `pids` that still runs.
 pub fn usage(pids: &[u32]) -> Vec<Usage> {
     pids.iter()
