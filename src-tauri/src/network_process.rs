@@ -14,9 +14,11 @@
 //! tests run) the process is kept: WebKit ends the driver's session with
 //! it.
 
+#[cfg(target_os = "linux")]
 use std::path::Path;
 
 /// The executable WebKitGTK runs as its network process.
+#[cfg(target_os = "linux")]
 const EXECUTABLE: &str = "WebKitNetworkProcess";
 
 /// Ends this process's WebKit network processes, unless a WebDriver
@@ -53,6 +55,7 @@ pub(crate) fn end() -> usize {
 
 /// The pids of `parent`'s children, from each process's `stat` under
 /// `proc_root`.
+#[cfg(target_os = "linux")]
 fn children(proc_root: &Path, parent: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir(proc_root) else {
         return Vec::new();
@@ -71,12 +74,13 @@ fn children(proc_root: &Path, parent: u32) -> Vec<u32> {
 
 /// The parent pid in a `/proc/<pid>/stat` line: the second field after the
 /// command name, which is in parentheses and may hold spaces and ')'.
+#[cfg(target_os = "linux")]
 fn parent_of(stat: &str) -> Option<u32> {
     let (_, after_name) = stat.rsplit_once(')')?;
     after_name.split_whitespace().nth(1)?.parse().ok()
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

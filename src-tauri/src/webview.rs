@@ -111,10 +111,6 @@ pub(crate) fn prepare_process() {
     }
 }
 
-/// Where libglvnd looks for EGL drivers, and the list that overrides it.
-const EGL_VENDOR_DIRS: &str = "__EGL_VENDOR_LIBRARY_DIRS";
-const EGL_VENDOR_FILES: &str = "__EGL_VENDOR_LIBRARY_FILENAMES";
-
 /// Makes libglvnd's EGL in this process find no driver, and leaves the
 /// environment as it was for the processes started later (web processes
 /// need EGL). libglvnd reads its driver list once, at its first call, so
@@ -122,6 +118,9 @@ const EGL_VENDOR_FILES: &str = "__EGL_VENDOR_LIBRARY_FILENAMES";
 /// asks. A person's own choice of drivers is left alone.
 #[cfg(target_os = "linux")]
 fn keep_gl_drivers_out() {
+    // Where libglvnd looks for EGL drivers, and the list that overrides it.
+    const EGL_VENDOR_DIRS: &str = "__EGL_VENDOR_LIBRARY_DIRS";
+    const EGL_VENDOR_FILES: &str = "__EGL_VENDOR_LIBRARY_FILENAMES";
     if std::env::var_os(EGL_VENDOR_DIRS).is_some() || std::env::var_os(EGL_VENDOR_FILES).is_some() {
         return;
     }
