@@ -1,5 +1,19 @@
 // Loads the Leptos app; kept in a file so the CSP needs no inline script.
 import init from "./pizza_ui.js";
+
+// The desktop's interface font, before the first layout: the host puts
+// GTK's font families in the page's address (src-tauri/src/desktop_font.rs).
+const families = new URLSearchParams(location.search).get("font");
+if (families) {
+  const quoted = families
+    .split(",")
+    .filter((family) => family && !/["\\]/.test(family))
+    .map((family) => `"${family}"`);
+  if (quoted.length) {
+    document.documentElement.style.setProperty("--font", `${quoted.join(", ")}, sans-serif`);
+  }
+}
+
 init().then((wasm) => {
   // How much memory the UI's code holds (wasm memory only grows): the
   // desktop benchmark's soak reads it to tell a leak from the engine's heap.

@@ -7,6 +7,7 @@ mod autostart;
 mod builtin_skills;
 mod commands;
 mod data_root;
+mod desktop_font;
 mod events;
 mod frames;
 mod ipc;

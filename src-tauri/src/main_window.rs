@@ -102,7 +102,7 @@ pub(crate) fn get_or_build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Webv
         return Ok(window);
     }
     let started = Instant::now();
-    let config = app
+    let mut config = app
         .config()
         .app
         .windows
@@ -110,6 +110,10 @@ pub(crate) fn get_or_build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Webv
         .find(|window| window.label == LABEL)
         .cloned()
         .ok_or(tauri::Error::WindowNotFound)?;
+    if let tauri::WebviewUrl::App(path) = &config.url {
+        let page = crate::desktop_font::page(app, &path.to_string_lossy());
+        config.url = tauri::WebviewUrl::App(page.into());
+    }
     let window = WebviewWindowBuilder::from_config(app, &config)?
         // A page never opens windows of its own; links go to the browser.
         .on_new_window(|url, _features| {

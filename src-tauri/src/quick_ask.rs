@@ -27,7 +27,8 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
         }
         return;
     }
-    let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(URL.into()))
+    let page = crate::desktop_font::page(app, URL);
+    let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(page.into()))
         // A page never opens windows of its own; links go to the browser.
         .on_new_window(|url, _features| {
             crate::links::open_instead(&url);

@@ -59,6 +59,7 @@ pub(crate) fn run() -> ExitCode {
                 "set up, making the window"
             );
             app.manage(crate::main_window::Releases::default());
+            app.manage(crate::desktop_font::DesktopFont::follow());
             setup_desktop(app.handle(), setup_host.as_ref(), &launch);
             Ok(())
         })

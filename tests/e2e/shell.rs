@@ -9,6 +9,13 @@ const THEME: &str = "return document.documentElement.getAttribute('data-theme')"
 #[tokio::test(flavor = "multi_thread")]
 async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
     let sandbox = Sandbox::new()?;
+    // The desktop's interface font, as GNOME or Ubuntu would set it.
+    let gtk = sandbox.path().join("home/.config/gtk-3.0");
+    std::fs::create_dir_all(&gtk)?;
+    std::fs::write(
+        gtk.join("settings.ini"),
+        "[Settings]\ngtk-font-name=DejaVu Serif 11\n",
+    )?;
     let app = App::start(&sandbox, "shell").await?;
     app.run(async |app| {
         app.find(".rail").await?;
@@ -17,6 +24,15 @@ async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
         app.find("[data-testid=inbox-empty]").await?;
         let title = app.client.title().await?;
         ensure!(title == "Pizza Bot", "window title {title:?}");
+        // The page is in the desktop's font, not a list of its own.
+        let font = app
+            .eval("return getComputedStyle(document.body).fontFamily")
+            .await?;
+        ensure!(
+            font.as_str()
+                .is_some_and(|f| f.starts_with("\"DejaVu Serif\"")),
+            "the page's font is {font}"
+        );
         // Let startup settle before reading memory.
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;
         let (rss, pss) = app.app_memory_kib();
