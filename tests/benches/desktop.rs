@@ -1,10 +1,11 @@
 //! The release app as a person leaves it running all day, measured: start-up
 //! (window mapped, inbox painted: the page reports it and the app logs it),
 //! PSS and RSS of the app and each WebKit process with the window shown and
-//! closed to the tray, CPU over a minute in both, reopening from the tray, a
-//! soak of runs with streaming answers and tool calls, how quickly the warm
-//! page keeps up with a long answer, and the binary's and the `.deb`'s
-//! sizes. One line per figure, beside the last run's.
+//! closed to the tray, CPU over a minute in both, reopening (from the tray's
+//! menu, and by a second launch as a launcher does), a soak of runs with
+//! streaming answers and tool calls, how quickly the warm page keeps up with
+//! a long answer, and the binary's and the `.deb`'s sizes. One line per
+//! figure, beside the last run's.
 //!
 //! Run by `cargo xtask bench desktop`, which builds the release app and
 //! provides the display and session bus. `PIZZA_BENCH_QUICK=1` shortens the
@@ -165,22 +166,32 @@ async fn timed_start(sandbox: &Sandbox) -> Result<(Running, Duration, Duration)>
 /// the app's code and the list. What is left of the total is the process
 /// start and the web process starting.
 fn start_steps(log: &Path) -> String {
-    let log = std::fs::read_to_string(log).unwrap_or_default();
-    let last = |marker: &str| {
-        log.lines()
-            .rev()
-            .find_map(|line| {
-                line.split_once(marker)
-                    .map(|(_, rest)| rest.trim().to_owned())
-            })
-            .unwrap_or_else(|| "?".to_owned())
-    };
     format!(
-        "start steps: set-up {}, window {}, page {}",
-        last("set up, making the window"),
-        last("main window made"),
-        last("inbox painted"),
+        "start steps: set-up {}, {}",
+        last_logged(log, "set up, making the window"),
+        window_steps(log)
     )
+}
+
+/// The last window's steps: making it, then its page.
+fn window_steps(log: &Path) -> String {
+    format!(
+        "window {}, page {}",
+        last_logged(log, "main window made"),
+        last_logged(log, "inbox painted"),
+    )
+}
+
+/// What follows the last line of the log with `marker`.
+fn last_logged(log: &Path, marker: &str) -> String {
+    let log = std::fs::read_to_string(log).unwrap_or_default();
+    log.lines()
+        .rev()
+        .find_map(|line| {
+            line.split_once(marker)
+                .map(|(_, rest)| rest.trim().to_owned())
+        })
+        .unwrap_or_else(|| "?".to_owned())
 }
 
 /// One timing sampled a few times: the median is the figure, every sample
@@ -266,14 +277,21 @@ async fn settled_figures(figures: &mut Figures, label: &str, pid: u32, plan: &Pl
 async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<()> {
     let sandbox = Sandbox::new()?;
     // A tray host, so closing the window goes to the tray.
-    let _tray = TrayWatcher::start().map_err(anyhow::Error::msg)?;
+    let tray = TrayWatcher::start().map_err(anyhow::Error::msg)?;
     let (app, mapped, painted) = timed_start(&sandbox).await?;
     figures.ms("start, fresh data root: window mapped", mapped);
     figures.ms("start, fresh data root: inbox painted", painted);
     settled_figures(figures, "shown", app.pid(), plan).await?;
 
-    let mut reopens = Vec::new();
-    for round in 0..plan.samples {
+    // The tray's Open (in-process), and a second launch of the app (as a
+    // launcher or a desktop without a tray does) handing over to this one.
+    let menu = tokio::task::block_in_place(|| {
+        let item = tray.wait_for_item(TIMEOUT)?;
+        tray.menu(&item)
+    })
+    .map_err(anyhow::Error::msg)?;
+    let (mut from_tray, mut relaunched) = (Vec::new(), Vec::new());
+    for round in 0..2 * plan.samples {
         let closed = Instant::now();
         x11::close_window(TITLE, &[app.pid()])?;
         app.wait_web_process_gone().await?;
@@ -281,20 +299,35 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<()> {
             figures.ms("closed to the tray: web process gone", closed.elapsed());
             settled_figures(figures, "hidden", app.pid(), plan).await?;
         }
-        // Opened again from outside, as the tray's Open or a launcher does.
         let reopened = Instant::now();
-        let status = Command::new(app_binary()?)
-            .envs(harness::app_env(&sandbox, &sandbox.data_root())?)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()?;
-        if !status.success() {
-            bail!("the second launch exited with {status}");
+        if round % 2 == 0 {
+            tokio::task::block_in_place(|| menu.click("Open Pizza Bot"))
+                .map_err(anyhow::Error::msg)?;
+        } else {
+            let status = Command::new(app_binary()?)
+                .envs(harness::app_env(&sandbox, &sandbox.data_root())?)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()?;
+            if !status.success() {
+                bail!("the second launch exited with {status}");
+            }
         }
         app.wait_for_paints(round + 2).await?;
-        reopens.push(reopened.elapsed());
+        let took = reopened.elapsed();
+        println!("  reopen #{}: {}", round + 1, window_steps(&app.log));
+        if round % 2 == 0 {
+            from_tray.push(took);
+        } else {
+            relaunched.push(took);
+        }
     }
-    median_of(figures, "reopen from the tray: inbox painted", reopens);
+    median_of(figures, "reopen from the tray: inbox painted", from_tray);
+    median_of(
+        figures,
+        "reopen by a second launch: inbox painted",
+        relaunched,
+    );
     app.stop();
 
     let (mut mapped, mut painted) = (Vec::new(), Vec::new());
