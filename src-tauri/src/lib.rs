@@ -10,6 +10,7 @@ mod data_root;
 mod desktop_font;
 mod events;
 mod frames;
+mod handover;
 mod ipc;
 mod keychain;
 mod links;

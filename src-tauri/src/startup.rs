@@ -14,6 +14,14 @@ const EXIT_STARTUP_FAILED: u8 = 2;
 
 pub(crate) fn run() -> ExitCode {
     let started = std::time::Instant::now();
+    // A second launch hands over to the app running on its data root before
+    // it opens anything (see handover.rs); the plugin below stays the judge.
+    if let Ok(path) = data_root::resolve()
+        && let Ok(path) = DataRoot::absolute(&path)
+        && crate::handover::to_running_app(&path)
+    {
+        return ExitCode::SUCCESS;
+    }
     crate::webview::prepare_process();
     let context = tauri::generate_context!("../tauri.conf.json");
     let (slot, _log_guard, instance_key) = match open_host(context.package_info()) {
@@ -130,7 +138,7 @@ fn host_options() -> HostOptions {
 
 /// One running instance per data root: a second launch on the same root
 /// focuses the first, while test instances on their own roots stay apart.
-fn instance_key(data_root: &Path) -> String {
+pub(crate) fn instance_key(data_root: &Path) -> String {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     data_root.hash(&mut hasher);
     format!("app.pizzabot.desktop.i{:016x}", hasher.finish())

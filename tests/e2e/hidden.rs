@@ -246,6 +246,14 @@ async fn undriven_closed_to_the_tray_every_webkit_process_ends_and_a_launch_pain
         },
     )
     .await?;
+    // The second launch handed over before opening the data root: only
+    // the running app logged a start.
+    let mut starts = 0;
+    for entry in std::fs::read_dir(sandbox.data_root().join("logs"))? {
+        let text = std::fs::read_to_string(entry?.path()).unwrap_or_default();
+        starts += text.matches("starting Pizza Bot").count();
+    }
+    ensure!(starts == 1, "the data root's log has {starts} starts");
     drop(app);
     Ok(())
 }

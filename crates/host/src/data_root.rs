@@ -32,14 +32,20 @@ impl DataRoot {
             path: path.clone(),
             source,
         };
-        let path = if path.is_absolute() {
-            path.clone()
-        } else {
-            std::env::current_dir().map_err(unusable)?.join(&path)
-        };
+        let path = Self::absolute(&path).map_err(unusable)?;
         create_private_dir(&path).map_err(unusable)?;
         check_marker(&path)?;
         Ok(Self { path })
+    }
+
+    /// Where `path` is, as [`DataRoot::prepare`] takes it: relative to the
+    /// working directory unless absolute. Nothing is created or read.
+    pub fn absolute(path: &Path) -> std::io::Result<PathBuf> {
+        if path.is_absolute() {
+            Ok(path.to_path_buf())
+        } else {
+            Ok(std::env::current_dir()?.join(path))
+        }
     }
 
     pub fn path(&self) -> &Path {
