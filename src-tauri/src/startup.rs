@@ -23,6 +23,8 @@ pub(crate) fn run() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     crate::webview::prepare_process();
+    // Asked now, answered while the store opens; applied before the window.
+    let theme = crate::desktop_theme::DesktopTheme::ask();
     let context = tauri::generate_context!("../tauri.conf.json");
     let (slot, _log_guard, instance_key) = match open_host(context.package_info()) {
         Ok((host, guard)) => {
@@ -68,6 +70,7 @@ pub(crate) fn run() -> ExitCode {
             );
             app.manage(crate::main_window::Releases::default());
             app.manage(crate::desktop_font::DesktopFont::follow());
+            theme.follow(app.handle());
             setup_desktop(app.handle(), setup_host.as_ref(), &launch);
             Ok(())
         })

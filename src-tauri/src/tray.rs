@@ -263,11 +263,8 @@ pub(crate) async fn tray_is_hosted() -> bool {
     if !cfg!(target_os = "linux") {
         return true;
     }
-    // One connection for the app's life: connecting is the slow part, and a
-    // busy machine must not make a close look tray-less.
-    static SESSION: tokio::sync::OnceCell<zbus::Connection> = tokio::sync::OnceCell::const_new();
     let check = async {
-        let connection = SESSION.get_or_try_init(zbus::Connection::session).await?;
+        let connection = crate::session_bus::connection().await?;
         let proxy = zbus::fdo::DBusProxy::new(connection).await?;
         let name = zbus::names::BusName::try_from(WATCHER)?;
         proxy.name_has_owner(name).await.map_err(zbus::Error::from)

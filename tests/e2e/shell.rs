@@ -1,10 +1,13 @@
 //! The window's frame, Settings › About, the theme and startup failures.
 
 use crate::harness::{App, Launch, Sandbox};
-use anyhow::{Result, ensure};
+use anyhow::{Result, anyhow, ensure};
+use pizza_test_support::portal_settings::PortalSettings;
 use serde_json::json;
 
 const THEME: &str = "return document.documentElement.getAttribute('data-theme')";
+/// Whether the page sees the desktop as preferring dark.
+const DARK: &str = "return matchMedia('(prefers-color-scheme: dark)').matches";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
@@ -81,10 +84,19 @@ async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_theme_changes_and_survives_a_restart() -> Result<()> {
     let sandbox = Sandbox::new()?;
+    // The desktop prefers dark (GNOME's switch, through its portal).
+    let portal = PortalSettings::start(1).map_err(|e| anyhow!(e))?;
     let app = App::start(&sandbox, "theme").await?;
     app.run(async |app| {
         app.find(".shell").await?;
         app.wait_for_value(THEME, &json!("system")).await?;
+        // "System" follows the desktop from the first paint, and live.
+        ensure!(
+            app.eval(DARK).await? == json!(true),
+            "the page is light on a dark desktop"
+        );
+        portal.set_scheme(2).map_err(|e| anyhow!(e))?;
+        app.wait_for_value(DARK, &json!(false)).await?;
         app.click("[data-testid=rail-settings]").await?;
         app.click("[data-testid=theme-dark]").await?;
         app.wait_for_value(THEME, &json!("dark")).await?;

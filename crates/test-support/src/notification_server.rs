@@ -171,19 +171,17 @@ impl NotificationServer {
             );
         }
         let log = Arc::new(Log::default());
-        let connection = zbus::blocking::connection::Builder::session()
-            .and_then(|b| {
-                b.serve_at(
-                    PATH,
-                    Server {
-                        log: log.clone(),
-                        capabilities: capabilities.iter().map(|&c| c.to_owned()).collect(),
-                    },
-                )
-            })
-            .and_then(|b| b.name(NAME))
-            .and_then(zbus::blocking::connection::Builder::build)
-            .map_err(|e| format!("starting the notification server on the session bus: {e}"))?;
+        let server = Server {
+            log: log.clone(),
+            capabilities: capabilities.iter().map(|&c| c.to_owned()).collect(),
+        };
+        let connection = crate::off_runtime(|| {
+            zbus::blocking::connection::Builder::session()
+                .and_then(|b| b.serve_at(PATH, server))
+                .and_then(|b| b.name(NAME))
+                .and_then(zbus::blocking::connection::Builder::build)
+        })
+        .map_err(|e| format!("starting the notification server on the session bus: {e}"))?;
         Ok(Self { connection, log })
     }
 
@@ -237,14 +235,15 @@ impl NotificationServer {
 
     /// Emits `ActionInvoked(id, action_key)`.
     pub fn invoke(&self, id: u32, action_key: &str) -> Result<(), String> {
-        self.connection
-            .emit_signal(
+        crate::off_runtime(|| {
+            self.connection.emit_signal(
                 None::<()>,
                 PATH,
                 INTERFACE,
                 "ActionInvoked",
                 &(id, action_key),
             )
-            .map_err(|e| format!("emitting ActionInvoked: {e}"))
+        })
+        .map_err(|e| format!("emitting ActionInvoked: {e}"))
     }
 }

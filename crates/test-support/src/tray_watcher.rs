@@ -119,11 +119,13 @@ impl TrayWatcher {
         let watcher = Watcher {
             registry: registry.clone(),
         };
-        let connection = zbus::blocking::connection::Builder::session()
-            .and_then(|b| b.serve_at(PATH, watcher))
-            .and_then(|b| b.name(NAME))
-            .and_then(zbus::blocking::connection::Builder::build)
-            .map_err(|e| format!("starting the tray watcher on the session bus: {e}"))?;
+        let connection = crate::off_runtime(|| {
+            zbus::blocking::connection::Builder::session()
+                .and_then(|b| b.serve_at(PATH, watcher))
+                .and_then(|b| b.name(NAME))
+                .and_then(zbus::blocking::connection::Builder::build)
+        })
+        .map_err(|e| format!("starting the tray watcher on the session bus: {e}"))?;
         Ok(Self {
             connection,
             registry,
@@ -154,24 +156,26 @@ impl TrayWatcher {
 
     /// The menu `item` exports, read through this watcher's connection.
     pub fn menu(&self, item: &TrayItem) -> Result<TrayMenu, String> {
-        let proxy = Proxy::new(
-            &self.connection,
-            item.service.clone(),
-            item.path.clone(),
-            ITEM_INTERFACE,
-        )
-        .map_err(|e| format!("reaching tray item {item:?}: {e}"))?;
-        let path: OwnedObjectPath = proxy
-            .get_property("Menu")
-            .map_err(|e| format!("reading the Menu of tray item {item:?}: {e}"))?;
-        let menu = Proxy::new(
-            &self.connection,
-            item.service.clone(),
-            path.to_string(),
-            MENU_INTERFACE,
-        )
-        .map_err(|e| format!("reaching the tray menu at {path}: {e}"))?;
-        Ok(TrayMenu { proxy: menu })
+        crate::off_runtime(|| {
+            let proxy = Proxy::new(
+                &self.connection,
+                item.service.clone(),
+                item.path.clone(),
+                ITEM_INTERFACE,
+            )
+            .map_err(|e| format!("reaching tray item {item:?}: {e}"))?;
+            let path: OwnedObjectPath = proxy
+                .get_property("Menu")
+                .map_err(|e| format!("reading the Menu of tray item {item:?}: {e}"))?;
+            let menu = Proxy::new(
+                &self.connection,
+                item.service.clone(),
+                path.to_string(),
+                MENU_INTERFACE,
+            )
+            .map_err(|e| format!("reaching the tray menu at {path}: {e}"))?;
+            Ok(TrayMenu { proxy: Some(menu) })
+        })
     }
 }
 
@@ -187,14 +191,24 @@ pub struct MenuEntry {
 
 /// A tray item's exported menu (`com.canonical.dbusmenu`).
 pub struct TrayMenu {
-    proxy: Proxy<'static>,
+    /// Always there until the menu is dropped (a blocking proxy's drop is
+    /// a blocking call too).
+    proxy: Option<Proxy<'static>>,
 }
 
 impl std::fmt::Debug for TrayMenu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TrayMenu")
-            .field("path", &self.proxy.path().to_string())
+            .field("path", &self.proxy.as_ref().map(|p| p.path().to_string()))
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for TrayMenu {
+    fn drop(&mut self) {
+        if let Some(proxy) = self.proxy.take() {
+            crate::off_runtime(move || drop(proxy));
+        }
     }
 }
 
@@ -204,10 +218,10 @@ type Node = (i32, HashMap<String, OwnedValue>, Vec<OwnedValue>);
 impl TrayMenu {
     /// The top-level entries, in order, as the menu is now.
     pub fn entries(&self) -> Result<Vec<MenuEntry>, String> {
-        let (_revision, (_root, _props, children)): (u32, Node) = self
-            .proxy
-            .call("GetLayout", &(0_i32, 1_i32, Vec::<&str>::new()))
-            .map_err(|e| format!("reading the tray menu (GetLayout): {e}"))?;
+        let proxy = self.proxy()?;
+        let (_revision, (_root, _props, children)): (u32, Node) =
+            crate::off_runtime(|| proxy.call("GetLayout", &(0_i32, 1_i32, Vec::<&str>::new())))
+                .map_err(|e| format!("reading the tray menu (GetLayout): {e}"))?;
         children
             .into_iter()
             .map(|child| {
@@ -251,12 +265,20 @@ impl TrayMenu {
                 .map_or(0, |d| d.as_secs()),
         )
         .unwrap_or(0);
-        self.proxy
-            .call_method(
+        let proxy = self.proxy()?;
+        crate::off_runtime(|| {
+            proxy.call_method(
                 "Event",
                 &(entry.id, "clicked", Value::from(0_i32), timestamp),
             )
-            .map_err(|e| format!("clicking tray menu entry {label:?}: {e}"))?;
+        })
+        .map_err(|e| format!("clicking tray menu entry {label:?}: {e}"))?;
         Ok(())
+    }
+
+    fn proxy(&self) -> Result<&Proxy<'static>, String> {
+        self.proxy
+            .as_ref()
+            .ok_or_else(|| "the tray menu was dropped".to_owned())
     }
 }
