@@ -79,23 +79,26 @@ impl DesktopTheme {
         Self(receiver)
     }
 
-    /// Applies the first answer (waiting for it at most [`FIRST_ANSWER`])
-    /// and every later one. On the main thread, before the first window.
+    /// Applies the first answer and every later one. On the main thread,
+    /// before the first window; `window_now` (a window is made at start)
+    /// waits for the first answer, at most [`FIRST_ANSWER`].
     #[cfg(target_os = "linux")]
-    pub(crate) fn follow<R: Runtime>(self, app: &AppHandle<R>) {
+    pub(crate) fn follow<R: Runtime>(self, app: &AppHandle<R>, window_now: bool) {
         use gtk::prelude::GtkSettingsExt;
         let Self(mut answers) = self;
         let own = gtk::Settings::default()
             .is_some_and(|settings| settings.is_gtk_application_prefer_dark_theme());
-        let first = tauri::async_runtime::block_on(async {
-            tokio::time::timeout(FIRST_ANSWER, answers.wait_for(Option::is_some))
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .and_then(|scheme| *scheme)
-        });
-        if let Some(scheme) = first {
-            apply(scheme, own);
+        if window_now {
+            let first = tauri::async_runtime::block_on(async {
+                tokio::time::timeout(FIRST_ANSWER, answers.wait_for(Option::is_some))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .and_then(|scheme| *scheme)
+            });
+            if let Some(scheme) = first {
+                apply(scheme, own);
+            }
         }
         let app = app.clone();
         tauri::async_runtime::spawn(async move {
@@ -112,7 +115,7 @@ impl DesktopTheme {
 
     /// Elsewhere the system's own style reaches the page.
     #[cfg(not(target_os = "linux"))]
-    pub(crate) fn follow<R: Runtime>(self, _app: &AppHandle<R>) {}
+    pub(crate) fn follow<R: Runtime>(self, _app: &AppHandle<R>, _window_now: bool) {}
 }
 
 /// Subscribes to changes, reads the current value, then tells each change,

@@ -70,7 +70,7 @@ pub(crate) fn run() -> ExitCode {
             );
             app.manage(crate::main_window::Releases::default());
             app.manage(crate::desktop_font::DesktopFont::follow());
-            theme.follow(app.handle());
+            theme.follow(app.handle(), !launch.starts_hidden());
             setup_desktop(app.handle(), setup_host.as_ref(), &launch);
             Ok(())
         })
@@ -175,6 +175,11 @@ impl LaunchArgs {
         }
         parsed
     }
+
+    /// Whether this launch starts in the tray without any window (at login).
+    fn starts_hidden(&self) -> bool {
+        self.hidden && self.thread.is_none() && !self.quick_ask
+    }
 }
 
 /// What the launch options are, for `--help`.
@@ -220,7 +225,7 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
     if let Some(host) = host {
         app.manage(host.clone());
         // The window first: its web process starts while the rest is set up.
-        if launch.hidden && launch.thread.is_none() && !launch.quick_ask {
+        if launch.starts_hidden() {
             // Started at login: no window (no web process) until the tray,
             // a notification or a second launch asks for one.
             tracing::info!("started hidden, in the tray");
@@ -335,6 +340,14 @@ mod tests {
         assert!(launch(&["--quick-ask", "--unknown"]).quick_ask);
         assert!(launch(&["--hidden"]).hidden);
         assert!(!launch(&["--thread", "t1"]).hidden);
+    }
+
+    #[test]
+    fn only_a_hidden_launch_asking_for_nothing_starts_without_a_window() {
+        assert!(launch(&["--hidden"]).starts_hidden());
+        assert!(!launch(&[]).starts_hidden());
+        assert!(!launch(&["--hidden", "--thread", "t1"]).starts_hidden());
+        assert!(!launch(&["--hidden", "--quick-ask"]).starts_hidden());
     }
 
     #[test]

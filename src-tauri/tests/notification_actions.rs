@@ -140,12 +140,16 @@ async fn approve_on_the_notification_resumes_the_run_once() {
     let plain = NotificationServer::start_with_capabilities(&["body"]).unwrap();
     let notifier = DesktopNotifier::new();
     notifier.on_decision(|_| {});
-    notifier
-        .show(action_required(Some(PendingApproval {
+    // Off the runtime, as the host calls a notifier (its D-Bus calls block).
+    tokio::task::spawn_blocking(move || {
+        notifier.show(action_required(Some(PendingApproval {
             interrupt_id: "i1".into(),
             call_id: "c1".into(),
         })))
-        .unwrap();
+    })
+    .await
+    .unwrap()
+    .unwrap();
     let shown =
         tokio::task::block_in_place(|| plain.wait_for(STUCK, |n| n.summary == "Action required"))
             .unwrap();
