@@ -96,10 +96,7 @@ pub(crate) fn process_environment(choice: Compositing) -> &'static [(&'static st
 pub(crate) fn engine_environment(
     override_value: Option<&str>,
 ) -> &'static [(&'static str, &'static str)] {
-    match override_value.map(str::trim) {
-        Some("on") => &[],
-        _ => &[("JSC_useJIT", "0")],
-    }
+    unless_on(override_value, &[("JSC_useJIT", "0")])
 }
 
 /// The environment WebKit reads for its memory-pressure monitor: off,
@@ -107,9 +104,20 @@ pub(crate) fn engine_environment(
 pub(crate) fn monitor_environment(
     override_value: Option<&str>,
 ) -> &'static [(&'static str, &'static str)] {
+    unless_on(
+        override_value,
+        &[("WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR", "1")],
+    )
+}
+
+/// `ours`, unless the person's override asks for WebKit's own (`on`).
+fn unless_on(
+    override_value: Option<&str>,
+    ours: &'static [(&'static str, &'static str)],
+) -> &'static [(&'static str, &'static str)] {
     match override_value.map(str::trim) {
         Some("on") => &[],
-        _ => &[("WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR", "1")],
+        _ => ours,
     }
 }
 

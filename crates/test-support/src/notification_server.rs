@@ -163,25 +163,13 @@ impl NotificationServer {
     /// [`start`](Self::start) for a server whose `GetCapabilities` answers
     /// `capabilities`, e.g. one without `actions` that shows no buttons.
     pub fn start_with_capabilities(capabilities: &[&str]) -> Result<Self, String> {
-        if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-            return Err(
-                "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset): run the notification \
-                 tests under `dbus-run-session`, as `cargo xtask test` does"
-                    .to_owned(),
-            );
-        }
         let log = Arc::new(Log::default());
         let server = Server {
             log: log.clone(),
             capabilities: capabilities.iter().map(|&c| c.to_owned()).collect(),
         };
-        let connection = crate::off_runtime(|| {
-            zbus::blocking::connection::Builder::session()
-                .and_then(|b| b.serve_at(PATH, server))
-                .and_then(|b| b.name(NAME))
-                .and_then(zbus::blocking::connection::Builder::build)
-        })
-        .map_err(|e| format!("starting the notification server on the session bus: {e}"))?;
+        let connection =
+            crate::serve_on_session_bus("the notification server", NAME, PATH, server)?;
         Ok(Self { connection, log })
     }
 

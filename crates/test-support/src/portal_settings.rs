@@ -60,24 +60,11 @@ impl PortalSettings {
     /// Serves on the session bus with colour scheme `scheme`. Fails (never
     /// skips) without a session bus or when the name is taken.
     pub fn start(scheme: u32) -> Result<Self, String> {
-        if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-            return Err(
-                "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset): run the portal tests \
-                 under `dbus-run-session`, as `cargo xtask test` does"
-                    .to_owned(),
-            );
-        }
         let scheme = Arc::new(AtomicU32::new(scheme));
         let settings = Settings {
             scheme: scheme.clone(),
         };
-        let connection = crate::off_runtime(|| {
-            zbus::blocking::connection::Builder::session()
-                .and_then(|b| b.serve_at(PATH, settings))
-                .and_then(|b| b.name(NAME))
-                .and_then(zbus::blocking::connection::Builder::build)
-        })
-        .map_err(|e| format!("starting the portal on the session bus: {e}"))?;
+        let connection = crate::serve_on_session_bus("the portal", NAME, PATH, settings)?;
         Ok(Self { connection, scheme })
     }
 

@@ -108,24 +108,11 @@ impl TrayWatcher {
     /// Serves on the session bus and owns the watcher name. Fails (never
     /// skips) without a session bus or when the name is taken.
     pub fn start() -> Result<Self, String> {
-        if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-            return Err(
-                "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset): run the tray tests \
-                 under `dbus-run-session`, as `cargo xtask test` does"
-                    .to_owned(),
-            );
-        }
         let registry = Arc::new(Registry::default());
         let watcher = Watcher {
             registry: registry.clone(),
         };
-        let connection = crate::off_runtime(|| {
-            zbus::blocking::connection::Builder::session()
-                .and_then(|b| b.serve_at(PATH, watcher))
-                .and_then(|b| b.name(NAME))
-                .and_then(zbus::blocking::connection::Builder::build)
-        })
-        .map_err(|e| format!("starting the tray watcher on the session bus: {e}"))?;
+        let connection = crate::serve_on_session_bus("the tray watcher", NAME, PATH, watcher)?;
         Ok(Self {
             connection,
             registry,
