@@ -65,7 +65,7 @@ impl DesktopTheme {
         let (sender, receiver) = watch::channel(None);
         tauri::async_runtime::spawn(async move {
             if let Err(error) = listen(&sender).await {
-                tracing::debug!(%error, "no desktop portal: the windows keep GTK's style");
+                tracing::debug!(%error, "no session bus: the windows keep GTK's style");
             }
             // Nothing more will come: whoever waits for a first answer stops.
             sender.send_if_modified(|scheme| {
@@ -119,7 +119,7 @@ impl DesktopTheme {
 }
 
 /// Subscribes to changes, reads the current value, then tells each change,
-/// until the bus goes away.
+/// until the bus goes away. Fails only without a session bus.
 async fn listen(sender: &watch::Sender<Option<Scheme>>) -> zbus::Result<()> {
     use futures::StreamExt;
     let connection = crate::session_bus::connection().await?;
@@ -128,8 +128,15 @@ async fn listen(sender: &watch::Sender<Option<Scheme>>) -> zbus::Result<()> {
         .build()
         .await?;
     let mut changes = portal.receive_setting_changed().await?;
-    let value = portal.read(NAMESPACE, KEY).await?;
-    let scheme = scheme_of(&value);
+    // No portal yet, or one without the setting: GTK's own style until a
+    // portal tells a change.
+    let scheme = match portal.read(NAMESPACE, KEY).await {
+        Ok(value) => scheme_of(&value),
+        Err(error) => {
+            tracing::debug!(%error, "the desktop portal has no colour scheme");
+            Scheme::Default
+        }
+    };
     tracing::debug!(?scheme, "desktop colour scheme");
     sender.send_replace(Some(scheme));
     while let Some(change) = changes.next().await {
