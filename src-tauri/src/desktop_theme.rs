@@ -155,7 +155,7 @@ async fn listen(sender: &watch::Sender<Option<Scheme>>) -> zbus::Result<()> {
 /// The scheme in a portal value: `1` prefers dark, `2` light, anything
 /// else (`0`, no preference; a wrong type) is the default. Variants in
 /// variants are unwrapped.
-pub(crate) fn scheme_of(value: &zbus::zvariant::Value<'_>) -> Scheme {
+fn scheme_of(value: &zbus::zvariant::Value<'_>) -> Scheme {
     use zbus::zvariant::Value;
     match value {
         Value::Value(inner) => scheme_of(inner),
