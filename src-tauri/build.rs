@@ -7,9 +7,38 @@ fn main() {
             println!("cargo::rerun-if-changed={}", entry.path().display());
         }
     }
+    pack_relative_relocations();
     // The config lives at the repository root so the whole workspace shares one.
     let attributes = tauri_build::Attributes::new().config_path("../tauri.conf.json");
     if let Err(error) = tauri_build::try_build(attributes) {
         println!("cargo::error=tauri build step failed: {error:#}");
+    }
+}
+
+/// The app is a position-independent executable: the loader adjusts some
+/// 76,000 pointers in it at each start, listed one 24-byte entry each
+/// (1.8 MB of the release binary, read at every start and then kept
+/// mapped). DT_RELR packs the same list into bitmaps of a few KB. Only
+/// when the C library it links with understands them (glibc 2.36+, which
+/// marks that with the `GLIBC_ABI_DT_RELR` version; the linker then makes
+/// an older loader refuse the binary instead of running it half-relocated).
+fn pack_relative_relocations() {
+    let target = |key: &str| std::env::var(key).unwrap_or_default();
+    if target("CARGO_CFG_TARGET_OS") != "linux" || target("CARGO_CFG_TARGET_ENV") != "gnu" {
+        return;
+    }
+    let arch = target("CARGO_CFG_TARGET_ARCH");
+    let candidates = [
+        format!("/lib/{arch}-linux-gnu/libc.so.6"),
+        format!("/usr/lib/{arch}-linux-gnu/libc.so.6"),
+        "/lib64/libc.so.6".to_owned(),
+        "/usr/lib64/libc.so.6".to_owned(),
+    ];
+    let Some(libc) = candidates.iter().find_map(|path| std::fs::read(path).ok()) else {
+        return;
+    };
+    let marker = b"GLIBC_ABI_DT_RELR";
+    if libc.windows(marker.len()).any(|window| window == marker) {
+        println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
 }

@@ -9,6 +9,7 @@ mod commands;
 mod data_root;
 mod desktop_font;
 mod desktop_theme;
+mod eval_worker;
 mod events;
 mod frames;
 mod handover;
@@ -36,11 +37,6 @@ pub use notifications::DesktopNotifier;
 
 /// Runs the app until the user quits; the exit code reports startup failures.
 pub fn run() -> ExitCode {
-    // The eval worker is this binary too: it serves one host's programs on
-    // stdin/stdout and starts nothing of the app (no window, no database).
-    if std::env::args_os().nth(1).as_deref() == Some(pizza_host::EVAL_WORKER_ARG.as_ref()) {
-        return pizza_host::eval_worker_main();
-    }
     // Asked on a terminal: answered there, without starting the app (nor
     // reaching one already running).
     if let Some(answer) = startup::terminal_answer(std::env::args()) {

@@ -109,7 +109,7 @@ fn open_host(package_info: &tauri::PackageInfo) -> Result<(Host, logging::LogGua
     let data_root = DataRoot::prepare(path).map_err(|e| e.to_string())?;
     let guard = logging::init(&data_root.logs_dir());
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "starting Pizza Bot");
-    let mut options = host_options();
+    let mut options = host_options(package_info);
     if let Some(dir) = crate::builtin_skills::resolve(package_info) {
         tracing::info!(dir = %dir.display(), "built-in skills");
         options = options.with_builtin_skills(dir);
@@ -120,22 +120,17 @@ fn open_host(package_info: &tauri::PackageInfo) -> Result<(Host, logging::LogGua
 }
 
 /// The OS services the host gets: provider secrets in the real keychain,
-/// run outcomes as native notifications.
-fn host_options() -> HostOptions {
+/// run outcomes as native notifications, programs of the eval tool in the
+/// worker shipped with the app.
+fn host_options(package_info: &tauri::PackageInfo) -> HostOptions {
     let options = HostOptions::default()
         .with_secrets(std::sync::Arc::new(
             crate::keychain::KeychainSecrets::default(),
         ))
         .with_notifier(crate::notifications::app_notifier());
-    match std::env::current_exe() {
-        Ok(exe) => options.with_eval_worker(pizza_host::WorkerCommand::new(
-            exe,
-            vec![pizza_host::EVAL_WORKER_ARG.into()],
-        )),
-        Err(error) => {
-            tracing::warn!(%error, "no path to this program: the eval tool is off");
-            options
-        }
+    match crate::eval_worker::resolve(package_info) {
+        Some(worker) => options.with_eval_worker(worker),
+        None => options,
     }
 }
 

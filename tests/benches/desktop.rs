@@ -499,8 +499,15 @@ async fn page_holds(app: &App) -> Result<PageHolds> {
 }
 
 fn sizes(figures: &mut Figures) -> Result<()> {
-    let binary = std::fs::metadata(app_binary()?)?.len();
+    let app = app_binary()?;
+    let binary = std::fs::metadata(&app)?.len();
     figures.mib("size: release binary", binary / 1024);
+    // The eval tool's worker, shipped beside the app (crates/sandbox).
+    if let Some(worker) = app.parent().map(|dir| dir.join("pizza-eval-worker"))
+        && let Ok(metadata) = std::fs::metadata(worker)
+    {
+        figures.mib("size: eval worker binary", metadata.len() / 1024);
+    }
     if let Some(deb) = std::env::var_os("PIZZA_BENCH_DEB") {
         let size = std::fs::metadata(Path::new(&deb))?.len();
         figures.mib("size: .deb", size / 1024);

@@ -8,6 +8,9 @@ use crate::{setup, step, ui};
 use anyhow::{Context, Result, bail};
 use std::process::Command;
 
+/// The eval worker's program (crates/sandbox).
+const WORKER: &str = "pizza-eval-worker";
+
 /// The Tauri CLI version, pinned so bundles are reproducible.
 const TAURI_CLI: &str = "@tauri-apps/cli@2.12.5";
 
@@ -49,9 +52,20 @@ pub(crate) fn bundle() -> Result<()> {
         .iter()
         .map(|icon| root.join("icons").join(icon))
         .collect();
+    // The eval tool's worker goes beside the bundle's resources, where the
+    // app looks for it (src-tauri/src/eval_worker.rs); the bundler builds
+    // only the app.
+    let mut worker_build = crate::APP_BUILD.to_vec();
+    worker_build.retain(|arg| *arg != "--bins");
+    worker_build.extend(["--release", "--bin", WORKER]);
+    step::cargo(&worker_build)?;
+    let worker = crate::target_dir()?.join("release").join(WORKER);
     let config = serde_json::json!({
         "build": { "frontendDist": root.join("ui/dist") },
-        "bundle": { "icon": icons }
+        "bundle": {
+            "icon": icons,
+            "linux": { "deb": { "files": { check::WORKER_PATH: worker } } }
+        }
     });
     step::run(
         Command::new("npx")

@@ -40,7 +40,7 @@ fn run() -> Result<()> {
         "run" => {
             setup::ensure(setup::Purpose::Run)?;
             ui::build()?;
-            step::cargo(&["build", "-p", "pizza-bot"])?;
+            step::cargo(APP_BUILD)?;
             let app = target_dir()?.join("debug").join("pizza-bot");
             step::run(std::process::Command::new(app).args(&rest))
         }
@@ -62,6 +62,11 @@ fn run() -> Result<()> {
 }
 
 /// The workspace root (this crate's parent).
+/// Builds the app and the eval worker it starts from beside itself, in one
+/// cargo run (one feature resolution, nothing built twice).
+pub(crate) const APP_BUILD: &[&str] =
+    &["build", "-p", "pizza-bot", "-p", "pizza-sandbox", "--bins"];
+
 pub(crate) fn workspace_root() -> PathBuf {
     // `cargo run` sets it at run time; prefer that over the path baked in at
     // build time, which is stale when another checkout sharing the target

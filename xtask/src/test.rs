@@ -66,7 +66,7 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
     ];
     let mut command = Command::new("dbus-run-session");
     let _display = if e2e {
-        step::cargo(&["build", "-p", "pizza-bot"])?;
+        step::cargo(crate::APP_BUILD)?;
         let display = Xvfb::start()?;
         eprintln!("xtask: Xvfb on {}", display.display);
         command

@@ -34,11 +34,8 @@ pub use notify::{
     NoNotifier, Notification, NotificationDecision, NotificationKind, Notifier, NotifyError,
     PendingApproval,
 };
-/// The eval worker: the app's binary runs [`eval_worker_main`] when its
-/// first argument is [`EVAL_WORKER_ARG`], before anything else starts.
-pub use pizza_sandbox::{
-    WORKER_ARG as EVAL_WORKER_ARG, WorkerCommand, worker_main as eval_worker_main,
-};
+/// The eval worker: the `pizza-eval-worker` program shipped beside the app.
+pub use pizza_sandbox::{WORKER_PROGRAM as EVAL_WORKER_PROGRAM, WorkerCommand};
 pub use providers::{LOCAL_PROBES_ENV, LocalProbe};
 pub use runs::{RunBegin, RunSource, RunStart, StartTarget, Started, WhenBusy};
 pub use secrets::{NoSecretStore, SecretError, SecretStore};
@@ -71,7 +68,7 @@ pub struct HostOptions {
     /// The shipped `plugins/` folder (`None`: no built-in plugins).
     pub builtin_plugins: Option<std::path::PathBuf>,
     /// How to start the JavaScript worker `eval` runs programs in (the
-    /// app's own binary with [`EVAL_WORKER_ARG`]); `None`: no `eval` tool.
+    /// [`EVAL_WORKER_PROGRAM`] shipped with the app); `None`: no `eval` tool.
     pub eval_worker: Option<WorkerCommand>,
 }
 

@@ -9,11 +9,8 @@ mod request;
 mod wire;
 mod worker;
 
-pub use command::WorkerCommand;
+pub use command::{WORKER_PROGRAM, WorkerCommand};
 pub use error::{EvalError, EvalFailure, Result};
 pub use pool::Sandbox;
 pub use request::{Bridge, BridgeCall, EvalOutcome, EvalRequest, Limits};
 pub use worker::worker_main;
-
-/// The argument that starts the app's binary as an eval worker.
-pub const WORKER_ARG: &str = "--eval-worker";

@@ -18,8 +18,8 @@ use crate::wire::{FromWorker, GuestEnding, MEMORY_ENV, ToWorker};
 /// recursion limit must be reached well before this is.
 const GUEST_STACK_BYTES: usize = 64 * 1024 * 1024;
 
-/// Runs the worker loop on stdin/stdout until stdin closes. Called by the
-/// app's `main` when `argv[1] == WORKER_ARG`, before anything else starts.
+/// Runs the worker loop on stdin/stdout until stdin closes: the whole of the
+/// `pizza-eval-worker` program.
 pub fn worker_main() -> ExitCode {
     let memory_bytes = std::env::var(MEMORY_ENV)
         .ok()

@@ -1,7 +1,8 @@
 //! `cargo xtask deb --check`: unpacks the built `.deb` into a temporary root
 //! (`dpkg-deb -x`, nothing is installed) and checks what an installed Pizza
 //! Bot needs — the binary, a desktop entry naming it and its icon, the icon
-//! in the hicolor sizes, the built-in skills — then starts the unpacked binary on the current
+//! in the hicolor sizes, the built-in skills, the eval worker (which must
+//! run) — then starts the unpacked binary on the current
 //! display with a throwaway HOME and a private session bus, and waits for its
 //! window and its per-user data folder.
 
@@ -22,6 +23,8 @@ const ICON_SIZES: [u32; 3] = [32, 128, 256];
 /// The shipped guide skill, where the bundler files `bundle.resources`'
 /// `../skills` (a `..` part becomes `_up_`) and the app looks for it.
 const GUIDE_SKILL: &str = "usr/lib/Pizza Bot/_up_/skills/pizza-bot-guide/SKILL.md";
+/// The eval tool's worker, in the bundle's resource folder.
+pub(crate) const WORKER_PATH: &str = "/usr/lib/Pizza Bot/pizza-eval-worker";
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The newest `.deb` under the target directory's bundle folder.
@@ -65,13 +68,16 @@ pub(crate) fn package(deb: &Path) -> Result<()> {
     if !root.join(GUIDE_SKILL).is_file() {
         problems.push(format!("the package has no /{GUIDE_SKILL}"));
     }
+    problems.extend(worker_problem(
+        &root.join(WORKER_PATH.trim_start_matches('/')),
+    ));
     if !problems.is_empty() {
         bail!(
             "the package is incomplete:\n  - {}",
             problems.join("\n  - ")
         );
     }
-    eprintln!("xtask: desktop entry, icons, built-in skills and binary are in place");
+    eprintln!("xtask: desktop entry, icons, built-in skills, eval worker and binary are in place");
 
     starts(&binary, scratch.path())?;
     eprintln!("xtask: the packaged app starts, shows its window and keeps its data per user");
@@ -174,6 +180,29 @@ fn icon_problems(root: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The worker must be an executable that serves until its input closes:
+/// started with an empty stdin it exits at once, successfully.
+fn worker_problem(worker: &Path) -> Option<String> {
+    let shown = format!("/{}", WORKER_PATH.trim_start_matches('/'));
+    if !worker.is_file() {
+        return Some(format!("the package has no {shown}"));
+    }
+    let output = Command::new(worker)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output();
+    match output {
+        Ok(output) if output.status.success() => None,
+        Ok(output) => Some(format!(
+            "{shown} ended with {}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        )),
+        Err(error) => Some(format!("{shown} does not start: {error}")),
+    }
 }
 
 /// Width and height from a PNG's IHDR chunk.
