@@ -80,6 +80,55 @@ pub(crate) fn bundle() -> Result<()> {
     Ok(())
 }
 
+/// The C library an app binary with packed relocations needs (its loader
+/// reads DT_RELR from 2.36 on; `src-tauri/build.rs` packs them when the
+/// build machine's glibc has it).
+pub(crate) const RELR_LIBC: &str = "libc6 (>= 2.36)";
+
+/// Whether a binary asks for a loader that reads packed relocations.
+pub(crate) fn needs_relr_loader(binary: &[u8]) -> bool {
+    let marker = b"GLIBC_ABI_DT_RELR";
+    binary.windows(marker.len()).any(|window| window == marker)
+}
+
+/// The bundler lists no C library among the package's dependencies: an app
+/// with packed relocations adds [`RELR_LIBC`], so an older system refuses
+/// the package instead of installing a program its loader cannot start.
+fn require_relr_loader(tree: &std::path::Path) -> Result<()> {
+    let binary = tree.join("usr/bin").join(check::BINARY);
+    let bytes = std::fs::read(&binary).with_context(|| format!("reading {}", binary.display()))?;
+    if !needs_relr_loader(&bytes) {
+        return Ok(());
+    }
+    let path = tree.join("DEBIAN/control");
+    let control =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    std::fs::write(&path, with_relr_libc(&control))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// `control` with [`RELR_LIBC`] first in its Depends (added if it has none).
+fn with_relr_libc(control: &str) -> String {
+    let mut found = false;
+    let mut out = String::new();
+    for line in control.lines() {
+        match line.strip_prefix("Depends:") {
+            Some(list) => {
+                found = true;
+                out.push_str(&format!("Depends: {RELR_LIBC}, {}\n", list.trim()));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    if !found {
+        out.push_str(&format!("Depends: {RELR_LIBC}\n"));
+    }
+    out
+}
+
 /// Packs the bundler's `.deb` again with its files xz-compressed, as
 /// Debian's own packages are: the bundler only writes gzip (12.3 MB for this
 /// app, 8.4 MB with xz; dpkg has read xz since 1.15). Built with `dpkg-deb`
@@ -90,6 +139,7 @@ fn recompress(deb: &std::path::Path) -> Result<()> {
         .tempdir()?;
     let tree = scratch.path().join("tree");
     step::run(Command::new("dpkg-deb").arg("-R").arg(deb).arg(&tree))?;
+    require_relr_loader(&tree)?;
     let packed = scratch.path().join("packed.deb");
     step::run(
         Command::new("dpkg-deb")
@@ -99,4 +149,24 @@ fn recompress(deb: &std::path::Path) -> Result<()> {
     )?;
     std::fs::copy(&packed, deb).with_context(|| format!("replacing {}", deb.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loader_floor_leads_the_depends_or_becomes_it() {
+        let control = "Package: pizza-bot\nDepends: ca-certificates, libgtk-3-0\nDescription: x\n";
+        assert_eq!(
+            with_relr_libc(control),
+            "Package: pizza-bot\nDepends: libc6 (>= 2.36), ca-certificates, libgtk-3-0\nDescription: x\n"
+        );
+        assert_eq!(
+            with_relr_libc("Package: pizza-bot\n"),
+            "Package: pizza-bot\nDepends: libc6 (>= 2.36)\n"
+        );
+        assert!(needs_relr_loader(b"..GLIBC_2.34\0GLIBC_ABI_DT_RELR\0.."));
+        assert!(!needs_relr_loader(b"..GLIBC_2.34\0GLIBC_2.35\0.."));
+    }
 }

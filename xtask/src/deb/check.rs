@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BINARY: &str = "pizza-bot";
+pub(crate) const BINARY: &str = "pizza-bot";
 /// The icon name notifications use (`src-tauri/src/notifications.rs`).
 const ICON: &str = "pizza-bot";
 const NAME: &str = "Pizza Bot";
@@ -71,6 +71,7 @@ pub(crate) fn package(deb: &Path) -> Result<()> {
     problems.extend(worker_problem(
         &root.join(WORKER_PATH.trim_start_matches('/')),
     ));
+    problems.extend(loader_problem(deb, &binary)?);
     if !problems.is_empty() {
         bail!(
             "the package is incomplete:\n  - {}",
@@ -180,6 +181,30 @@ fn icon_problems(root: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// A binary with packed relocations must come with a C library whose
+/// loader reads them (`cargo xtask deb` adds it to the package's Depends).
+fn loader_problem(deb: &Path, binary: &Path) -> Result<Option<String>> {
+    if !super::needs_relr_loader(&std::fs::read(binary)?) {
+        return Ok(None);
+    }
+    let output = Command::new("dpkg-deb")
+        .arg("-f")
+        .arg(deb)
+        .arg("Depends")
+        .output()?;
+    let depends = String::from_utf8_lossy(&output.stdout);
+    let listed = depends
+        .split(',')
+        .any(|item| item.trim() == super::RELR_LIBC);
+    Ok((!listed).then(|| {
+        format!(
+            "/usr/bin/{BINARY} packs its relocations but the package does not depend on {}: {}",
+            super::RELR_LIBC,
+            depends.trim()
+        )
+    }))
 }
 
 /// The worker must be an executable that serves until its input closes:
