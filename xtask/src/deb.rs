@@ -54,11 +54,18 @@ pub(crate) fn bundle() -> Result<()> {
         .collect();
     // The eval tool's worker goes beside the bundle's resources, where the
     // app looks for it (src-tauri/src/eval_worker.rs); the bundler builds
-    // only the app.
-    let mut worker_build = crate::APP_BUILD.to_vec();
-    worker_build.retain(|arg| *arg != "--bins");
-    worker_build.extend(["--release", "--bin", WORKER]);
-    step::cargo(&worker_build)?;
+    // only the app. Both packages are named so features resolve as for the
+    // app and the dependencies it shares are not built again.
+    step::cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "pizza-bot",
+        "-p",
+        "pizza-sandbox",
+        "--bin",
+        WORKER,
+    ])?;
     let worker = crate::target_dir()?.join("release").join(WORKER);
     let config = serde_json::json!({
         "build": { "frontendDist": root.join("ui/dist") },
