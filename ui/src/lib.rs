@@ -12,6 +12,7 @@ mod components;
 mod events;
 mod ipc;
 mod keys;
+mod latest;
 mod links;
 mod markdown;
 mod notify;

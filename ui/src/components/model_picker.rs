@@ -3,6 +3,7 @@
 //! uses it for the default model; the composer will use it per thread.
 
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{ModelInfo, ModelListParams, cmd};
 
@@ -21,12 +22,18 @@ pub(crate) fn ModelPicker(
     // Provider id → its display name ("compatible:lab" → "Lab gateway").
     let names = RwSignal::new(Vec::<(String, String)>::new());
     let failed = RwSignal::new(None::<String>);
+    let asked = Latest::new();
     Effect::new(move |_| {
         if let Some(reload) = reload {
             reload.track();
         }
+        let ticket = asked.ask();
         leptos::task::spawn_local(async move {
-            match invoke::<cmd::ModelList>(&ModelListParams::default()).await {
+            let answer = invoke::<cmd::ModelList>(&ModelListParams::default()).await;
+            if !ticket.is_newest() {
+                return;
+            }
+            match answer {
                 Ok(list) => {
                     models.set(list.models);
                     names.set(list.providers.into_iter().map(|p| (p.id, p.name)).collect());

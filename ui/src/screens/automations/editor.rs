@@ -10,6 +10,7 @@ use super::schedule::{
 use super::state::{Editing, use_automations};
 use crate::components::model_picker::ModelPicker;
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use crate::screens::inbox::gloo_sleep;
 use leptos::prelude::*;
 use pizza_protocol::{
@@ -102,16 +103,15 @@ pub(crate) fn Editor(kind: TriggerKind, existing: Option<TriggerView>) -> impl I
 
     // Checks the expression once typing pauses; an answer to an older
     // expression than the one in the field is dropped.
-    let generation = StoredValue::new(0u64);
+    let asked = Latest::new();
     if kind == TriggerKind::Cron {
         Effect::new(move |_| {
             let expression = cron.get();
             let zone = timezone.get();
-            let mine = generation.get_value() + 1;
-            generation.set_value(mine);
+            let ticket = asked.ask();
             leptos::task::spawn_local(async move {
                 gloo_sleep(PREVIEW_DEBOUNCE_MS).await;
-                if generation.get_value() != mine {
+                if !ticket.is_newest() {
                     return;
                 }
                 if expression.trim().is_empty() {
@@ -123,7 +123,7 @@ pub(crate) fn Editor(kind: TriggerKind, existing: Option<TriggerView>) -> impl I
                     timezone: Some(zone).filter(|z| !z.trim().is_empty()),
                 };
                 let answer = invoke::<cmd::TriggerPreview>(&params).await;
-                if generation.get_value() != mine {
+                if !ticket.is_newest() {
                     return;
                 }
                 preview.set(match answer {

@@ -6,6 +6,7 @@ use super::row::{reason_label, status_class, status_label};
 use super::state::use_automations;
 use super::{ThreadLink, local_time};
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{OccurrenceListParams, OccurrenceView, cmd};
 
@@ -18,13 +19,25 @@ pub(crate) fn History(trigger_id: String) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let trigger_id = StoredValue::new(trigger_id);
 
+    // A next page adds to the newest first page; a first page read again
+    // (something fired) makes older answers stale.
+    let asked = Latest::new();
     let load = move |cursor: Option<String>| {
         let params = OccurrenceListParams {
             trigger_id: trigger_id.get_value(),
             cursor: cursor.clone(),
         };
+        let ticket = if cursor.is_some() {
+            asked.join()
+        } else {
+            asked.ask()
+        };
         leptos::task::spawn_local(async move {
-            match invoke::<cmd::OccurrenceList>(&params).await {
+            let answer = invoke::<cmd::OccurrenceList>(&params).await;
+            if !ticket.is_newest() {
+                return;
+            }
+            match answer {
                 Ok(page) => {
                     if cursor.is_some() {
                         occurrences.update(|list| list.extend(page.occurrences));

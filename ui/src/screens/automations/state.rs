@@ -3,6 +3,7 @@
 //! listeners live as long as the window); the page reads on each change.
 
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{
     ApiError, Automations, AutomationsGetParams, TriggerKind, TriggerListParams, TriggerView, cmd,
@@ -55,10 +56,16 @@ impl AutomationsState {
     /// Re-reads the list and the switch on every change while the page is
     /// shown (the effect ends with the component that starts it).
     pub(crate) fn sync(self) {
+        let (triggers_asked, switch_asked) = (Latest::new(), Latest::new());
         Effect::new(move |_| {
             self.revision.track();
+            let ticket = triggers_asked.ask();
             leptos::task::spawn_local(async move {
-                match invoke::<cmd::TriggerList>(&TriggerListParams {}).await {
+                let answer = invoke::<cmd::TriggerList>(&TriggerListParams {}).await;
+                if !ticket.is_newest() {
+                    return;
+                }
+                match answer {
                     Ok(list) => {
                         self.triggers.set(list.triggers);
                         self.default_timezone.set(list.default_timezone);
@@ -69,8 +76,13 @@ impl AutomationsState {
         });
         Effect::new(move |_| {
             self.revision.track();
+            let ticket = switch_asked.ask();
             leptos::task::spawn_local(async move {
-                match invoke::<cmd::AutomationsGet>(&AutomationsGetParams {}).await {
+                let answer = invoke::<cmd::AutomationsGet>(&AutomationsGetParams {}).await;
+                if !ticket.is_newest() {
+                    return;
+                }
+                match answer {
                     Ok(automations) => self.automations.set(Some(automations)),
                     Err(error) => self.error.set(Some(error)),
                 }

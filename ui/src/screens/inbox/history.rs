@@ -6,6 +6,7 @@ use super::message::MessageCard;
 use super::state::{Inbox, use_inbox};
 use super::thread_files::{FileDetail, FileList};
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{
     CheckpointForkParams, CheckpointGetParams, CheckpointSource, CheckpointState, CheckpointView,
@@ -85,13 +86,19 @@ pub(crate) fn HistoryPanel(thread_id: String, on_close: Callback<()>) -> impl In
     let error = RwSignal::new(None::<String>);
     // Reload when the host reports a change: a run adds checkpoints.
     let list_id = thread_id.clone();
+    let asked = Latest::new();
     Effect::new(move |_| {
         inbox.revision.track();
         let params = ThreadIdParams {
             thread_id: list_id.clone(),
         };
+        let ticket = asked.ask();
         leptos::task::spawn_local(async move {
-            match invoke::<cmd::ThreadHistory>(&params).await {
+            let answer = invoke::<cmd::ThreadHistory>(&params).await;
+            if !ticket.is_newest() {
+                return;
+            }
+            match answer {
                 Ok(list) => checkpoints.set(Some(list)),
                 Err(e) => error.set(Some(e.message)),
             }

@@ -3,6 +3,7 @@
 
 use super::state::use_inbox;
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{Role, SearchHit, ThreadSearchParams, cmd};
 
@@ -48,19 +49,18 @@ pub(crate) fn SearchResults() -> impl IntoView {
     let inbox = use_inbox();
     let hits = RwSignal::new(Vec::<SearchHit>::new());
     let message = RwSignal::new(None::<String>);
-    let generation = StoredValue::new(0u64);
+    let asked = Latest::new();
     Effect::new(move |_| {
         let Some(q) = inbox.search.get() else { return };
-        generation.update_value(|g| *g += 1);
-        let mine = generation.get_value();
+        let ticket = asked.ask();
         leptos::task::spawn_local(async move {
             gloo_sleep(DEBOUNCE_MS).await;
-            if generation.get_value() != mine || q.trim().is_empty() {
+            if !ticket.is_newest() || q.trim().is_empty() {
                 return;
             }
             let result =
                 invoke::<cmd::ThreadSearch>(&ThreadSearchParams { q, limit: Some(50) }).await;
-            if generation.get_value() != mine {
+            if !ticket.is_newest() {
                 return;
             }
             match result {

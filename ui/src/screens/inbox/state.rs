@@ -4,6 +4,7 @@
 use super::queues::Queues;
 use crate::components::attachments::{AttachmentDrafts, Tray};
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{
     ApiError, AttachmentView, ContextUse, Folder, FolderId, FolderListParams, ThreadId,
@@ -57,6 +58,10 @@ pub(crate) struct Inbox {
     pub(crate) attachments: RwSignal<AttachmentDrafts>,
     /// A sent image shown full size.
     pub(crate) viewing: RwSignal<Option<AttachmentView>>,
+    /// The thread list's pages and the folders asked for: an answer to an
+    /// older question (before the filter changed) never replaces a newer one.
+    list_asked: Latest,
+    folders_asked: Latest,
 }
 
 /// `ConfirmRequest` holds an `Rc`, which signals can't; keep it in a local store.
@@ -85,6 +90,8 @@ impl Inbox {
             context: RwSignal::new(None),
             attachments: RwSignal::new(AttachmentDrafts::default()),
             viewing: RwSignal::new(None),
+            list_asked: Latest::new(),
+            folders_asked: Latest::new(),
         }
     }
 
@@ -95,6 +102,7 @@ impl Inbox {
             let view = self.view.get();
             let folder_id = self.folder.get();
             self.revision.track();
+            let ticket = self.list_asked.ask();
             leptos::task::spawn_local(async move {
                 let params = ThreadListParams {
                     view,
@@ -102,7 +110,11 @@ impl Inbox {
                     cursor: None,
                     limit: None,
                 };
-                match invoke::<cmd::ThreadList>(&params).await {
+                let answer = invoke::<cmd::ThreadList>(&params).await;
+                if !ticket.is_newest() {
+                    return;
+                }
+                match answer {
                     Ok(page) => {
                         self.note_live_runs(&page.threads);
                         self.threads.set(page.threads);
@@ -116,8 +128,13 @@ impl Inbox {
         });
         Effect::new(move |_| {
             self.revision.track();
+            let ticket = self.folders_asked.ask();
             leptos::task::spawn_local(async move {
-                match invoke::<cmd::FolderList>(&FolderListParams {}).await {
+                let answer = invoke::<cmd::FolderList>(&FolderListParams {}).await;
+                if !ticket.is_newest() {
+                    return;
+                }
+                match answer {
                     Ok(folders) => {
                         // A deleted folder can't stay the filter.
                         if let Some(current) = self.folder.get_untracked()
@@ -143,8 +160,14 @@ impl Inbox {
             cursor: Some(cursor),
             limit: None,
         };
+        // A list read again since makes this page's cursor meaningless.
+        let ticket = self.list_asked.join();
         leptos::task::spawn_local(async move {
-            match invoke::<cmd::ThreadList>(&params).await {
+            let answer = invoke::<cmd::ThreadList>(&params).await;
+            if !ticket.is_newest() {
+                return;
+            }
+            match answer {
                 Ok(page) => {
                     self.note_live_runs(&page.threads);
                     self.threads.update(|threads| threads.extend(page.threads));

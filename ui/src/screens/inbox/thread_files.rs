@@ -4,6 +4,7 @@
 
 use super::state::use_inbox;
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{
     FilePreview, ThreadFileContent, ThreadFileListParams, ThreadFileParams, ThreadFileView, cmd,
@@ -19,14 +20,20 @@ pub(crate) fn ThreadFilesPanel(thread_id: String, on_close: Callback<()>) -> imp
     let error = RwSignal::new(None::<String>);
     // Reload when the host reports a change: a run may have written a file.
     let list_id = thread_id.clone();
+    let asked = Latest::new();
     Effect::new(move |_| {
         inbox.revision.track();
         let params = ThreadFileListParams {
             thread_id: list_id.clone(),
             checkpoint_id: None,
         };
+        let ticket = asked.ask();
         leptos::task::spawn_local(async move {
-            match invoke::<cmd::ThreadFileList>(&params).await {
+            let answer = invoke::<cmd::ThreadFileList>(&params).await;
+            if !ticket.is_newest() {
+                return;
+            }
+            match answer {
                 Ok(list) => {
                     error.set(None);
                     files.set(Some(list));

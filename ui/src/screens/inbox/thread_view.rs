@@ -9,6 +9,7 @@ use super::state::{Inbox, use_inbox};
 use super::stream::RunState;
 use super::thread_list::{RenameInput, confirm_delete, update};
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{
     ExportChooseParams, ExportFormat, MessageView, Role, ThreadExportParams, ThreadForkParams,
@@ -21,6 +22,9 @@ const PAGE: u32 = 50;
 #[derive(Clone, Copy)]
 struct Feed {
     thread: RwSignal<Option<ThreadSummary>>,
+    /// The reads of the thread's header: a rename answered out of order
+    /// must not bring the old title back.
+    thread_asked: Latest,
     messages: RwSignal<Vec<MessageView>>,
     more_before: RwSignal<bool>,
     more_after: RwSignal<bool>,
@@ -32,6 +36,7 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
     let inbox = use_inbox();
     let feed = Feed {
         thread: RwSignal::new(None),
+        thread_asked: Latest::new(),
         messages: RwSignal::new(Vec::new()),
         more_before: RwSignal::new(false),
         more_after: RwSignal::new(false),
@@ -49,13 +54,16 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
             return;
         }
         let thread_id = id_for_refresh.clone();
+        let ticket = feed.thread_asked.ask();
         leptos::task::spawn_local(async move {
             let params = ThreadGetParams {
                 thread_id,
                 before_seq: None,
                 limit: Some(1),
             };
-            if let Ok(detail) = invoke::<cmd::ThreadGet>(&params).await {
+            if let Ok(detail) = invoke::<cmd::ThreadGet>(&params).await
+                && ticket.is_newest()
+            {
                 feed.thread.set(Some(detail.thread));
             }
         });
@@ -138,6 +146,7 @@ fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: O
             before_seq: None,
             limit: Some(PAGE),
         };
+        let header = feed.thread_asked.ask();
         let mut detail = match invoke::<cmd::ThreadGet>(&params).await {
             Ok(detail) => detail,
             Err(error) => return inbox.report(error),
@@ -180,7 +189,9 @@ fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: O
             .update(|q| q.seed(thread_id.clone(), queue_asked_at, queued));
         run.model.set(detail.thread.model.clone());
         super::gauge::show_stored(inbox, &thread_id, detail.context);
-        feed.thread.set(Some(detail.thread));
+        if header.is_newest() {
+            feed.thread.set(Some(detail.thread));
+        }
         if unread {
             // Opening a thread is reading it.
             update(

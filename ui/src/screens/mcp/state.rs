@@ -5,6 +5,7 @@
 //! the status bar shows it on every page.
 
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{
     ApiError, McpImportPreview, McpImportSource, McpServerListParams, McpServerView,
@@ -77,10 +78,16 @@ impl McpState {
     /// Re-reads the server list on every change, for as long as the
     /// component that starts it (the shell) lives.
     pub(crate) fn sync_servers(self) {
+        let asked = Latest::new();
         Effect::new(move |_| {
             self.revision.track();
+            let ticket = asked.ask();
             leptos::task::spawn_local(async move {
-                match invoke::<cmd::McpServerList>(&McpServerListParams {}).await {
+                let answer = invoke::<cmd::McpServerList>(&McpServerListParams {}).await;
+                if !ticket.is_newest() {
+                    return;
+                }
+                match answer {
                     Ok(list) => {
                         self.servers.set(list.servers);
                         self.config_error.set(list.config_error);
@@ -95,10 +102,16 @@ impl McpState {
 
     /// Re-reads the plugins on every change while the page is shown.
     pub(crate) fn sync_plugins(self) {
+        let asked = Latest::new();
         Effect::new(move |_| {
             self.revision.track();
+            let ticket = asked.ask();
             leptos::task::spawn_local(async move {
-                match invoke::<cmd::PluginList>(&PluginListParams {}).await {
+                let answer = invoke::<cmd::PluginList>(&PluginListParams {}).await;
+                if !ticket.is_newest() {
+                    return;
+                }
+                match answer {
                     Ok(list) => {
                         let _ = self.plugins.try_set(list.plugins);
                     }

@@ -9,6 +9,7 @@ mod models;
 
 use crate::components::model_picker::ModelPicker;
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use form::ProviderForm;
 use leptos::prelude::*;
 use local::{AddCompatible, FoundOnMachine};
@@ -179,10 +180,16 @@ fn DefaultModel(reload: RwSignal<u32>) -> impl IntoView {
     let current = RwSignal::new(ModelDefault::default());
     let error = RwSignal::new(None::<ApiError>);
     let saved = RwSignal::new(false);
+    let asked = Latest::new();
     Effect::new(move |_| {
         reload.track();
+        let ticket = asked.ask();
         leptos::task::spawn_local(async move {
-            match invoke::<cmd::ModelDefaultGet>(&ModelDefaultGetParams {}).await {
+            let answer = invoke::<cmd::ModelDefaultGet>(&ModelDefaultGetParams {}).await;
+            if !ticket.is_newest() {
+                return;
+            }
+            match answer {
                 Ok(value) => current.set(value),
                 Err(e) => error.set(Some(e)),
             }

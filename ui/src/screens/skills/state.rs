@@ -3,6 +3,7 @@
 //! window); the page re-reads the catalog on each change while it is shown.
 
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{ApiError, McpSkillDraft, SkillListParams, SkillView, cmd};
 
@@ -45,10 +46,16 @@ impl SkillsState {
     /// Re-reads the catalog on every change while the page is shown (the
     /// effect ends with the component that starts it).
     pub(crate) fn sync(self) {
+        let asked = Latest::new();
         Effect::new(move |_| {
             self.revision.track();
+            let ticket = asked.ask();
             leptos::task::spawn_local(async move {
-                match invoke::<cmd::SkillList>(&SkillListParams {}).await {
+                let answer = invoke::<cmd::SkillList>(&SkillListParams {}).await;
+                if !ticket.is_newest() {
+                    return;
+                }
+                match answer {
                     Ok(list) => {
                         self.skills.set(list.skills);
                         self.error.set(None);

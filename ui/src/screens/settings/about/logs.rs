@@ -3,6 +3,7 @@
 //! bug report.
 
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{
     AppDiagnosticsParams, LogLevel, LogOpenFolderParams, LogRead, LogReadParams, cmd,
@@ -44,7 +45,7 @@ pub(super) fn Logs() -> impl IntoView {
     let refreshed = RwSignal::new(0u64);
     // Answers can overtake each other while the person types: only the
     // newest request's answer is shown.
-    let asked = StoredValue::new(0u64);
+    let asked = Latest::new();
     let lines_ref = NodeRef::<leptos::html::Div>::new();
 
     Effect::new(move |_| {
@@ -54,11 +55,10 @@ pub(super) fn Logs() -> impl IntoView {
             query: Some(query.get()).filter(|q| !q.trim().is_empty()),
             limit: None,
         };
-        asked.update_value(|n| *n += 1);
-        let this = asked.get_value();
+        let ticket = asked.ask();
         leptos::task::spawn_local(async move {
             let answer = invoke::<cmd::LogRead>(&params).await;
-            if asked.try_get_value() != Some(this) {
+            if !ticket.is_newest() {
                 return;
             }
             match answer {

@@ -4,6 +4,7 @@
 
 use super::ErrorBanner;
 use crate::ipc::invoke;
+use crate::latest::Latest;
 use leptos::prelude::*;
 use pizza_protocol::{
     ApiError, LocalServer, LocalServerKind, ProviderAddParams, ProviderConfigureParams,
@@ -49,10 +50,16 @@ pub(super) fn FoundOnMachine(on_added: Callback<String>, reload: RwSignal<u32>) 
     let servers = RwSignal::new(None::<Vec<LocalServer>>);
     let error = RwSignal::new(None::<ApiError>);
     let looking = RwSignal::new(false);
+    let asked = Latest::new();
     let look = move || {
         looking.set(true);
+        let ticket = asked.ask();
         leptos::task::spawn_local(async move {
-            match invoke::<cmd::ProviderDiscover>(&ProviderDiscoverParams {}).await {
+            let answer = invoke::<cmd::ProviderDiscover>(&ProviderDiscoverParams {}).await;
+            if !ticket.is_newest() {
+                return;
+            }
+            match answer {
                 Ok(list) => {
                     servers.set(Some(list.servers));
                     error.set(None);
