@@ -3,6 +3,7 @@
 
 use crate::harness::{App, Sandbox};
 use crate::seed;
+use crate::x11;
 use anyhow::{Result, ensure};
 use fantoccini::Locator;
 use serde_json::json;
@@ -26,6 +27,26 @@ async fn row_menu(app: &App, title: &str, item: &str) -> Result<()> {
                 .await?;
         }
         row.find(Locator::Css(item)).await?.click().await?;
+        Ok(())
+    })
+    .await
+}
+
+/// Gives the app's window the keyboard focus (`focused`) or takes it from
+/// every window, and waits until the page knows: another test's app
+/// starting may take it meanwhile, so it is given again until it holds.
+async fn window_focused(app: &App, focused: bool) -> Result<()> {
+    app.retrying(async || {
+        if focused {
+            x11::focus_window("Pizza Bot", &app.processes())?;
+        } else {
+            x11::focus_nothing()?;
+        }
+        let has_focus = app.eval("return document.hasFocus()").await?;
+        ensure!(
+            has_focus == json!(focused),
+            "the page's focus is {has_focus}"
+        );
         Ok(())
     })
     .await
@@ -88,6 +109,12 @@ async fn organise_search_fork_export_and_restart() -> Result<()> {
         eprintln!("step: rename");
         row_menu(app, "Weekend plans", "[data-testid=menu-rename]").await?;
         app.find("[data-testid=rename-input]").await?;
+        // Switching to another application and back leaves the edit open.
+        window_focused(app, true).await?;
+        x11::focus_nothing()?;
+        window_focused(app, false).await?;
+        app.find("[data-testid=rename-input]").await?;
+        window_focused(app, true).await?;
         // Typing over a selection is not something WebKitWebDriver's
         // send_keys can do; set the value and press Enter as the field sees it.
         app.eval(

@@ -142,6 +142,27 @@ pub(crate) async fn close_until_hidden(title: &str, pids: &[u32]) -> Result<Wind
     Ok(window)
 }
 
+/// Gives the keyboard focus to the shown window titled `title` of one of
+/// `pids`, as a window manager does when the person clicks it.
+pub(crate) fn focus_window(title: &str, pids: &[u32]) -> Result<()> {
+    let (conn, root) = connect()?;
+    let Some(window) = shown_window(&conn, root, title, pids)? else {
+        bail!("no shown window titled {title:?}");
+    };
+    conn.set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)?;
+    x11rb::wrapper::ConnectionExt::sync(&conn)?;
+    Ok(())
+}
+
+/// Takes the keyboard focus from every window, as switching to another
+/// application does.
+pub(crate) fn focus_nothing() -> Result<()> {
+    let (conn, _) = connect()?;
+    conn.set_input_focus(InputFocus::NONE, x11rb::NONE, x11rb::CURRENT_TIME)?;
+    x11rb::wrapper::ConnectionExt::sync(&conn)?;
+    Ok(())
+}
+
 /// Gives `window` the keyboard focus (there is no window manager to do it)
 /// and presses `key` there through XTEST, as a person at the keyboard would.
 fn press_key_in(window: Window, key: &str) -> Result<()> {

@@ -1,10 +1,20 @@
-//! App-wide keyboard shortcuts.
+//! App-wide keyboard shortcuts, and where the keyboard's focus went.
 
-use web_sys::KeyboardEvent;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, FocusEvent, KeyboardEvent};
 
 /// Ctrl on Linux/Windows, Cmd on macOS.
 pub(crate) fn primary(ev: &KeyboardEvent) -> bool {
     ev.ctrl_key() || ev.meta_key()
+}
+
+/// A field lost the focus because its window did (the person switched to
+/// another application), not because they moved on in the page: the field
+/// stays the page's focused element and gets the focus back with the
+/// window, so an edit in it stays open.
+pub(crate) fn window_lost_focus(ev: &FocusEvent) -> bool {
+    let field = ev.target().and_then(|t| t.dyn_into::<Element>().ok());
+    field.is_some() && leptos::prelude::document().active_element() == field
 }
 
 /// What a shortcut asks the shell to do.

@@ -2,6 +2,7 @@
 
 use super::state::{ConfirmRequest, use_inbox};
 use crate::ipc::invoke;
+use crate::keys::window_lost_focus;
 use leptos::prelude::*;
 use pizza_protocol::{
     FOLDER_NAME_MAX, Folder, FolderCreateParams, FolderDeleteParams, FolderUpdateParams, cmd,
@@ -130,7 +131,8 @@ fn FolderRow(folder: Folder) -> impl IntoView {
     }
 }
 
-/// A name field: Enter or blur saves (`Some`), Escape or an empty name cancels.
+/// A name field: Enter or leaving the field saves (`Some`; switching to
+/// another window does not), Escape or an empty name cancels.
 #[component]
 fn FolderNameInput(
     initial: String,
@@ -160,6 +162,6 @@ fn FolderNameInput(
                 "Escape" => { ev.stop_propagation(); on_key(None) }
                 _ => {}
             }
-            on:blur=move |ev| finish(Some(event_target_value(&ev))) />
+            on:blur=move |ev| if !window_lost_focus(&ev) { finish(Some(event_target_value(&ev))) } />
     }
 }

@@ -3,6 +3,7 @@
 
 use super::state::{ConfirmRequest, Inbox, use_inbox};
 use crate::ipc::invoke;
+use crate::keys::window_lost_focus;
 use leptos::prelude::*;
 use pizza_protocol::{
     FolderMove, RunBrief, RunStatus, ThreadIdParams, ThreadSummary, ThreadUpdateParams, cmd,
@@ -255,8 +256,9 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     }
 }
 
-/// A thread title field, in the sidebar or the pane header: Enter or blur
-/// saves, Escape or an empty title cancels; `on_close` runs either way.
+/// A thread title field, in the sidebar or the pane header: Enter or leaving
+/// the field saves (switching to another window does not), Escape or an
+/// empty title cancels; `on_close` runs either way.
 #[component]
 pub(crate) fn RenameInput(
     thread_id: String,
@@ -311,7 +313,7 @@ pub(crate) fn RenameInput(
                 }
                 _ => {}
             }
-            on:blur=move |ev| save(event_target_value(&ev))
+            on:blur=move |ev| if !window_lost_focus(&ev) { save(event_target_value(&ev)) }
         />
     }
 }
