@@ -342,6 +342,19 @@ impl App {
         }
     }
 
+    /// Prints the start of the page's text, for a failed test: what the
+    /// window showed, even when a screenshot can't be taken (a window under
+    /// another app's does not paint).
+    pub(crate) async fn print_page(&self) {
+        let script = "return document.body ? document.body.innerText.slice(0, 1500) : ''";
+        match tokio::time::timeout(Duration::from_secs(5), self.eval(script)).await {
+            Ok(Ok(serde_json::Value::String(text))) => {
+                eprintln!("the page's text at the failure:\n{text}\n(end of the page's text)");
+            }
+            _ => eprintln!("no page text: the webview did not answer"),
+        }
+    }
+
     /// Ends the session (the app exits) and stops the driver.
     pub(crate) async fn stop(mut self) -> Result<()> {
         // An app that keeps running with its window closed (to the tray)
@@ -365,6 +378,7 @@ impl App {
         let outcome = body(&self).await;
         if outcome.is_err() {
             self.screenshot("failure").await;
+            self.print_page().await;
         }
         let stopped = self.stop().await;
         outcome.and(stopped)

@@ -30,7 +30,7 @@ pub(crate) fn run(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
-fn show(command: &Command) -> String {
+pub(crate) fn show(command: &Command) -> String {
     let mut parts = vec![command.get_program().to_string_lossy().into_owned()];
     parts.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
     parts.join(" ")

@@ -88,7 +88,7 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
         .env("NO_AT_BRIDGE", "1")
         .env(crate::mcp_servers::SERVERS_ENV, &mcp_servers)
         .env_remove("WAYLAND_DISPLAY");
-    step::run(&mut command)?;
+    crate::recall::run(&mut command)?;
 
     eprintln!(
         "\nxtask test: all passed in {:.0}s",
