@@ -111,7 +111,6 @@ async fn organise_search_fork_export_and_restart() -> Result<()> {
         app.find("[data-testid=rename-input]").await?;
         // Switching to another application and back leaves the edit open.
         window_focused(app, true).await?;
-        x11::focus_nothing()?;
         window_focused(app, false).await?;
         app.find("[data-testid=rename-input]").await?;
         window_focused(app, true).await?;

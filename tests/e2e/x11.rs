@@ -149,8 +149,13 @@ pub(crate) fn focus_window(title: &str, pids: &[u32]) -> Result<()> {
     let Some(window) = shown_window(&conn, root, title, pids)? else {
         bail!("no shown window titled {title:?}");
     };
-    conn.set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)?;
-    x11rb::wrapper::ConnectionExt::sync(&conn)?;
+    give_focus(&conn, window)
+}
+
+/// Gives `window` the keyboard focus, once the X server has done it.
+fn give_focus(conn: &RustConnection, window: Window) -> Result<()> {
+    conn.set_input_focus(InputFocus::POINTER_ROOT, window, x11rb::CURRENT_TIME)?;
+    x11rb::wrapper::ConnectionExt::sync(conn)?;
     Ok(())
 }
 
@@ -167,8 +172,7 @@ pub(crate) fn focus_nothing() -> Result<()> {
 /// and presses `key` there through XTEST, as a person at the keyboard would.
 fn press_key_in(window: Window, key: &str) -> Result<()> {
     let (conn, _) = connect()?;
-    conn.set_input_focus(InputFocus::POINTER_ROOT, window, x11rb::CURRENT_TIME)?;
-    x11rb::wrapper::ConnectionExt::sync(&conn)?;
+    give_focus(&conn, window)?;
     let status = std::process::Command::new("xdotool")
         .args(["key", key])
         .status()

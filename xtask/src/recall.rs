@@ -3,10 +3,9 @@
 //! before the later test binaries, where a log read from its end (or cut to
 //! its last lines) does not reach them.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 /// At most this many lines of one binary's failure report are kept.
 const SECTION_LINES: usize = 150;
@@ -43,34 +42,29 @@ impl Failures {
 /// Runs `command` (a `cargo test`) as [`crate::step::run`] does, passing its
 /// output through; when it fails, prints the failure reports again last.
 pub(crate) fn run(command: &mut Command) -> Result<()> {
-    let shown = crate::step::show(command);
-    let started = Instant::now();
-    eprintln!("\n==> {shown}");
-    let mut child = command
-        .stdout(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("could not start `{shown}`"))?;
-    let mut failures = Failures::default();
-    if let Some(stdout) = child.stdout.take() {
-        let mut out = std::io::stdout().lock();
-        for line in BufReader::new(stdout).lines() {
-            let line = line.context("reading the tests' output")?;
-            writeln!(out, "{line}")?;
-            failures.see(&line);
+    crate::step::timed(command, |command, shown| {
+        let mut child = command
+            .stdout(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("could not start `{shown}`"))?;
+        let mut failures = Failures::default();
+        if let Some(stdout) = child.stdout.take() {
+            let mut out = std::io::stdout().lock();
+            for line in BufReader::new(stdout).lines() {
+                let line = line.context("reading the tests' output")?;
+                writeln!(out, "{line}")?;
+                failures.see(&line);
+            }
         }
-    }
-    let status = child.wait()?;
-    eprintln!("<== {:.1}s  {shown}", started.elapsed().as_secs_f64());
-    if !status.success() {
-        if !failures.lines.is_empty() {
+        let status = child.wait()?;
+        if !status.success() && !failures.lines.is_empty() {
             eprintln!("\nxtask: the failing tests' reports again:\n");
             for line in &failures.lines {
                 eprintln!("{line}");
             }
         }
-        bail!("`{shown}` failed ({status})");
-    }
-    Ok(())
+        Ok(status)
+    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Running commands with a visible, timed step line.
 
 use anyhow::{Context, Result, bail};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 use std::time::Instant;
 
 pub(crate) fn cargo_bin() -> String {
@@ -17,12 +17,23 @@ pub(crate) fn cargo(args: &[&str]) -> Result<()> {
 
 /// Runs a command to completion, failing on a non-zero exit.
 pub(crate) fn run(command: &mut Command) -> Result<()> {
+    timed(command, |command, shown| {
+        command
+            .status()
+            .with_context(|| format!("could not start `{shown}`"))
+    })
+}
+
+/// Runs `command` through `wait` (which starts it and waits for its exit)
+/// between the step's lines, failing on a non-zero exit.
+pub(crate) fn timed(
+    command: &mut Command,
+    wait: impl FnOnce(&mut Command, &str) -> Result<ExitStatus>,
+) -> Result<()> {
     let shown = show(command);
     let started = Instant::now();
     eprintln!("\n==> {shown}");
-    let status = command
-        .status()
-        .with_context(|| format!("could not start `{shown}`"))?;
+    let status = wait(command, &shown)?;
     eprintln!("<== {:.1}s  {shown}", started.elapsed().as_secs_f64());
     if !status.success() {
         bail!("`{shown}` failed ({status})");
@@ -30,7 +41,7 @@ pub(crate) fn run(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn show(command: &Command) -> String {
+fn show(command: &Command) -> String {
     let mut parts = vec![command.get_program().to_string_lossy().into_owned()];
     parts.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
     parts.join(" ")
