@@ -13,7 +13,7 @@
 //! app); the desktop's own family is one match.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use tauri::{AppHandle, Manager, Runtime, Url};
+use tauri::{AppHandle, Manager, Runtime};
 
 /// The query parameter the page reads its font families from.
 const PARAM: &str = "font";
@@ -97,16 +97,7 @@ fn with_families(page: &str, families: &[String]) -> String {
     if families.is_empty() {
         return page.to_owned();
     }
-    let Ok(mut url) = Url::parse("tauri://localhost/").and_then(|base| base.join(page)) else {
-        return page.to_owned();
-    };
-    url.query_pairs_mut()
-        .append_pair(PARAM, &families.join(","));
-    let path = url.path().trim_start_matches('/');
-    match url.query() {
-        Some(query) => format!("{path}?{query}"),
-        None => path.to_owned(),
-    }
+    crate::first_paint::with_param(page, PARAM, &families.join(","))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod desktop_font;
 mod desktop_theme;
 mod eval_worker;
 mod events;
+mod first_paint;
 mod frames;
 mod handover;
 mod ipc;

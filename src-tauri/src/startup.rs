@@ -70,6 +70,7 @@ pub(crate) fn run() -> ExitCode {
             );
             app.manage(crate::main_window::Releases::default());
             app.manage(crate::desktop_font::DesktopFont::follow());
+            app.manage(crate::first_paint::DesktopShade::follow());
             theme.follow(app.handle(), !launch.starts_hidden());
             setup_desktop(app.handle(), setup_host.as_ref(), &launch);
             Ok(())

@@ -6,6 +6,9 @@ use pizza_test_support::portal_settings::PortalSettings;
 use serde_json::json;
 
 const THEME: &str = "return document.documentElement.getAttribute('data-theme')";
+/// The theme the window was made in (its background, and the page's until
+/// the UI has read the settings): the page's address carries it.
+const MADE_IN: &str = "return new URLSearchParams(location.search).get('theme')";
 /// Whether the page sees the desktop as preferring dark.
 const DARK: &str = "return matchMedia('(prefers-color-scheme: dark)').matches";
 
@@ -90,6 +93,7 @@ async fn the_theme_changes_and_survives_a_restart() -> Result<()> {
     app.run(async |app| {
         app.find(".shell").await?;
         app.wait_for_value(THEME, &json!("system")).await?;
+        app.wait_for_value(MADE_IN, &json!("system")).await?;
         // "System" follows the desktop's scheme as the app starts (nothing
         // was emitted: only the start's question can make it dark; a busy
         // machine may answer after the first paint), and then live.
@@ -108,6 +112,8 @@ async fn the_theme_changes_and_survives_a_restart() -> Result<()> {
     app.run(async |app| {
         app.find(".shell").await?;
         app.wait_for_value(THEME, &json!("dark")).await?;
+        // Made dark: no light window before the page has read the settings.
+        app.wait_for_value(MADE_IN, &json!("dark")).await?;
         // Back to light, through the keyboard shortcut to Settings.
         app.eval(
             "document.dispatchEvent(new KeyboardEvent('keydown', {key: ',', ctrlKey: true, bubbles: true})); return true",

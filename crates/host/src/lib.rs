@@ -265,11 +265,12 @@ impl Host {
         ));
         let grants = grants::GrantService::new(store.clone(), data_root.path().to_owned());
         let memory = Arc::new(memory::MemoryService::new(store.clone(), data_root.path()));
-        let settings = settings::SettingsService::new(
+        let settings = settings::SettingsService::open(
             store.clone(),
             Arc::clone(&memory),
             Arc::clone(&notifications),
-        );
+        )
+        .await;
         let desktop = Arc::new(desktop::DesktopService::new(store.clone()));
         let attachments = attachments::AttachmentService::new(
             store.clone(),

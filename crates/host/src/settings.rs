@@ -7,12 +7,13 @@ pub(crate) mod keys;
 use crate::Host;
 use crate::memory::MemoryService;
 use crate::notify::Notifications;
+use pizza_protocol::Theme;
 use pizza_protocol::{
     AgentSettings, ApiError, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS,
     MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch,
 };
 use pizza_store::Store;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The preferences screen: the theme, the memory switch (its folder comes
 /// from the memory service) and the notification kinds (read through the
@@ -22,19 +23,36 @@ pub(crate) struct SettingsService {
     store: Store,
     memory: Arc<MemoryService>,
     notifications: Arc<Notifications>,
+    /// The theme as stored, kept for windows made before their page has
+    /// read the settings (see [`Host::theme`]).
+    theme: Mutex<Theme>,
 }
 
 impl SettingsService {
-    pub(crate) fn new(
+    /// Reads the stored theme once; a store that cannot answer leaves the
+    /// default, as `settings_get` would.
+    pub(crate) async fn open(
         store: Store,
         memory: Arc<MemoryService>,
         notifications: Arc<Notifications>,
     ) -> Self {
+        let theme = keys::THEME
+            .read_or_default(&store)
+            .await
+            .unwrap_or_else(|error| {
+                tracing::warn!(%error, "could not read the theme: the windows start in the system's");
+                Theme::default()
+            });
         Self {
             store,
             memory,
             notifications,
+            theme: Mutex::new(theme),
         }
+    }
+
+    fn remember_theme(&self, theme: Theme) {
+        *self.theme.lock().unwrap_or_else(PoisonError::into_inner) = theme;
     }
 
     pub(crate) async fn settings_get(
@@ -71,6 +89,7 @@ impl SettingsService {
             .map_err(crate::HostError::from)?
             .unwrap_or(pizza_protocol::DEFAULT_MCP_TOOL_TIMEOUT_SECS);
         let eval_timeout_secs = eval_timeout_secs(&self.store).await?;
+        self.remember_theme(theme);
         Ok(Settings {
             theme,
             memories_enabled: self.memory.memories_enabled().await?,
@@ -217,6 +236,18 @@ pub(crate) async fn eval_timeout_secs(store: &Store) -> crate::Result<i64> {
 
 /// The settings commands: thin calls of the service.
 impl Host {
+    /// The theme as last stored (read at open, kept by every settings read
+    /// and update), without a store round trip: a window being made starts
+    /// in it before its page can ask.
+    pub fn theme(&self) -> Theme {
+        *self
+            .inner
+            .settings
+            .theme
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     pub async fn settings_get(&self, params: SettingsGetParams) -> Result<Settings, ApiError> {
         self.inner.settings.settings_get(params).await
     }

@@ -35,6 +35,7 @@ async fn creates_a_private_data_root_and_reports_it() {
 async fn theme_survives_reopen() {
     let root = TempDataRoot::new().unwrap();
     let host = open(&root).await;
+    assert_eq!(host.theme(), Theme::System);
     assert_eq!(
         host.settings_get(SettingsGetParams {}).await.unwrap().theme,
         Theme::System
@@ -47,8 +48,11 @@ async fn theme_survives_reopen() {
         .await
         .unwrap();
     assert_eq!(updated.theme, Theme::Dark);
+    assert_eq!(host.theme(), Theme::Dark, "kept for the next window");
     host.close().await;
     let host = open(&root).await;
+    // Read at open: a window made before any settings read starts dark.
+    assert_eq!(host.theme(), Theme::Dark);
     assert_eq!(
         host.settings_get(SettingsGetParams {}).await.unwrap().theme,
         Theme::Dark
