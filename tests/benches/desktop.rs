@@ -330,16 +330,26 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<(Duration, D
     );
     app.stop();
 
-    let (mut mapped, mut painted) = (Vec::new(), Vec::new());
+    let mut warm = Vec::new();
     for _ in 0..plan.samples {
-        let (app, window, inbox) = timed_start(&sandbox).await?;
-        app.stop();
-        mapped.push(window);
-        painted.push(inbox);
+        warm.push(start_and_stop(&sandbox).await?);
     }
-    median_of(figures, "start, warm: window mapped", mapped);
-    median_of(figures, "start, warm: inbox painted", painted);
+    report_starts(figures, "warm", warm);
     Ok((fresh_mapped, fresh_painted))
+}
+
+/// Starts the app, times its window and its painted inbox, and stops it.
+async fn start_and_stop(sandbox: &Sandbox) -> Result<(Duration, Duration)> {
+    let (app, mapped, painted) = timed_start(sandbox).await?;
+    app.stop();
+    Ok((mapped, painted))
+}
+
+/// The medians of one kind of start ("warm", "fresh data root"), sampled.
+fn report_starts(figures: &mut Figures, kind: &str, starts: Vec<(Duration, Duration)>) {
+    let (mapped, painted): (Vec<_>, Vec<_>) = starts.into_iter().unzip();
+    median_of(figures, &format!("start, {kind}: window mapped"), mapped);
+    median_of(figures, &format!("start, {kind}: inbox painted"), painted);
 }
 
 /// Starts on a data root never used before (the store made, its migrations
@@ -350,16 +360,11 @@ async fn fresh_start_figures(
     plan: &Plan,
     first: (Duration, Duration),
 ) -> Result<()> {
-    let (mut mapped, mut painted) = (vec![first.0], vec![first.1]);
+    let mut fresh = vec![first];
     for _ in 1..plan.samples {
-        let sandbox = Sandbox::new()?;
-        let (app, window, inbox) = timed_start(&sandbox).await?;
-        app.stop();
-        mapped.push(window);
-        painted.push(inbox);
+        fresh.push(start_and_stop(&Sandbox::new()?).await?);
     }
-    median_of(figures, "start, fresh data root: window mapped", mapped);
-    median_of(figures, "start, fresh data root: inbox painted", painted);
+    report_starts(figures, "fresh data root", fresh);
     Ok(())
 }
 
