@@ -93,16 +93,24 @@ impl DesktopShade {
     #[cfg(target_os = "linux")]
     fn read(&self, settings: &gtk::Settings) {
         use gtk::prelude::GtkSettingsExt;
+        let theme_name = settings.gtk_theme_name();
+        let forced = std::env::var("GTK_THEME").ok();
         let dark = settings.is_gtk_application_prefer_dark_theme()
-            || settings
-                .gtk_theme_name()
-                .is_some_and(|name| name.to_ascii_lowercase().ends_with("-dark"));
+            || theme_name.as_deref().is_some_and(is_dark_theme)
+            || forced.as_deref().is_some_and(is_dark_theme);
         self.0.store(dark, Ordering::Relaxed);
     }
 
     fn is_dark(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
+}
+
+/// A GTK theme's name (`gtk-theme-name`, or `GTK_THEME` which overrides it)
+/// naming a dark theme or its dark variant: "Adwaita-dark", "Adwaita:dark".
+fn is_dark_theme(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.ends_with("-dark") || name.ends_with(":dark")
 }
 
 /// `page` with `name=value` added to its query (URL-encoded).
@@ -146,6 +154,15 @@ mod tests {
             .nth(1)
             .unwrap_or_default();
         assert!(dark.contains(&hex(DARK_BACKGROUND)), "dark --bg");
+    }
+
+    #[test]
+    fn dark_gtk_themes_are_told_by_their_names() {
+        assert!(is_dark_theme("Adwaita-dark"));
+        assert!(is_dark_theme("Adwaita:dark"));
+        assert!(is_dark_theme("Yaru-Dark"));
+        assert!(!is_dark_theme("Adwaita"));
+        assert!(!is_dark_theme("Darkly"));
     }
 
     #[test]
