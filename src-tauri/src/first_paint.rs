@@ -24,33 +24,28 @@ const PARAM: &str = "theme";
 const LIGHT_BACKGROUND: Color = Color(0xff, 0xff, 0xff, 0xff);
 const DARK_BACKGROUND: Color = Color(0x1b, 0x1b, 0x1d, 0xff);
 
-/// How a new window starts: its page's address and its background.
-#[derive(Debug)]
-pub(crate) struct FirstPaint {
-    pub(crate) page: String,
-    pub(crate) background: Color,
+/// `page` (a path of the app's bundle, maybe with a query) with the
+/// desktop's font and the theme in its address.
+pub(crate) fn page<R: Runtime>(app: &AppHandle<R>, page: &str) -> String {
+    let page = crate::desktop_font::page(app, page);
+    with_param(&page, PARAM, theme(app).as_str())
 }
 
-/// For `page` (a path of the app's bundle, maybe with a query): the address
-/// with the desktop's font and the theme, and the background to make the
-/// window in.
-pub(crate) fn of<R: Runtime>(app: &AppHandle<R>, page: &str) -> FirstPaint {
-    let theme = app
-        .try_state::<Host>()
-        .map_or(Theme::System, |host| host.theme());
-    let page = crate::desktop_font::page(app, page);
-    FirstPaint {
-        page: with_param(&page, PARAM, theme.as_str()),
-        background: background(
-            theme,
-            app.try_state::<DesktopShade>()
-                .is_some_and(|shade| shade.is_dark()),
-        ),
-    }
+/// The background to make a window in.
+pub(crate) fn background<R: Runtime>(app: &AppHandle<R>) -> Color {
+    let desktop_dark = app
+        .try_state::<DesktopShade>()
+        .is_some_and(|shade| shade.is_dark());
+    background_for(theme(app), desktop_dark)
+}
+
+fn theme<R: Runtime>(app: &AppHandle<R>) -> Theme {
+    app.try_state::<Host>()
+        .map_or(Theme::System, |host| host.theme())
 }
 
 /// The background for `theme`; the system's style is the desktop's.
-fn background(theme: Theme, desktop_dark: bool) -> Color {
+fn background_for(theme: Theme, desktop_dark: bool) -> Color {
     match theme {
         Theme::Dark => DARK_BACKGROUND,
         Theme::Light => LIGHT_BACKGROUND,
@@ -132,10 +127,10 @@ mod tests {
 
     #[test]
     fn the_background_is_the_themes_and_the_system_one_the_desktops() {
-        assert_eq!(background(Theme::Dark, false), DARK_BACKGROUND);
-        assert_eq!(background(Theme::Light, true), LIGHT_BACKGROUND);
-        assert_eq!(background(Theme::System, true), DARK_BACKGROUND);
-        assert_eq!(background(Theme::System, false), LIGHT_BACKGROUND);
+        assert_eq!(background_for(Theme::Dark, false), DARK_BACKGROUND);
+        assert_eq!(background_for(Theme::Light, true), LIGHT_BACKGROUND);
+        assert_eq!(background_for(Theme::System, true), DARK_BACKGROUND);
+        assert_eq!(background_for(Theme::System, false), LIGHT_BACKGROUND);
     }
 
     /// The colours are the stylesheet's: a window made in one and painted
@@ -180,12 +175,11 @@ mod tests {
     #[test]
     fn a_window_made_without_a_host_starts_in_the_systems_style() {
         let app = tauri::test::mock_app();
-        let first = of(app.handle(), "index.html");
-        assert_eq!(first.page, "index.html?theme=system");
-        assert_eq!(first.background, LIGHT_BACKGROUND);
+        assert_eq!(page(app.handle(), "index.html"), "index.html?theme=system");
+        assert_eq!(background(app.handle()), LIGHT_BACKGROUND);
         let shade = DesktopShade::default();
         shade.0.store(true, Ordering::Relaxed);
         app.manage(shade);
-        assert_eq!(of(app.handle(), "index.html").background, DARK_BACKGROUND);
+        assert_eq!(background(app.handle()), DARK_BACKGROUND);
     }
 }

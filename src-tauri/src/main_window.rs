@@ -110,17 +110,12 @@ pub(crate) fn get_or_build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Webv
         .find(|window| window.label == LABEL)
         .cloned()
         .ok_or(tauri::Error::WindowNotFound)?;
-    let mut background = None;
     if let tauri::WebviewUrl::App(path) = &config.url {
-        let first = crate::first_paint::of(app, &path.to_string_lossy());
-        config.url = tauri::WebviewUrl::App(first.page.into());
-        background = Some(first.background);
+        let page = crate::first_paint::page(app, &path.to_string_lossy());
+        config.url = tauri::WebviewUrl::App(page.into());
     }
-    let mut builder = WebviewWindowBuilder::from_config(app, &config)?;
-    if let Some(color) = background {
-        builder = builder.background_color(color);
-    }
-    let window = builder
+    let window = WebviewWindowBuilder::from_config(app, &config)?
+        .background_color(crate::first_paint::background(app))
         // A page never opens windows of its own; links go to the browser.
         .on_new_window(|url, _features| {
             crate::links::open_instead(&url);

@@ -27,9 +27,9 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
         }
         return;
     }
-    let first = crate::first_paint::of(app, URL);
-    let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(first.page.into()))
-        .background_color(first.background)
+    let page = crate::first_paint::page(app, URL);
+    let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(page.into()))
+        .background_color(crate::first_paint::background(app))
         // A page never opens windows of its own; links go to the browser.
         .on_new_window(|url, _features| {
             crate::links::open_instead(&url);

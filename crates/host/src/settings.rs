@@ -7,10 +7,9 @@ pub(crate) mod keys;
 use crate::Host;
 use crate::memory::MemoryService;
 use crate::notify::Notifications;
-use pizza_protocol::Theme;
 use pizza_protocol::{
     AgentSettings, ApiError, DEFAULT_MAX_SUBAGENT_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS,
-    MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch,
+    MAX_TOOL_CALLS_LIMIT, PERSONA_MAX_CHARS, Settings, SettingsGetParams, SettingsPatch, Theme,
 };
 use pizza_store::Store;
 use std::sync::{Arc, Mutex, PoisonError};
