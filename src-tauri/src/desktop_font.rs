@@ -3,7 +3,7 @@
 //! People see the app in their desktop's own font: GTK's interface font
 //! (`gtk-font-name`, what GNOME, Ubuntu, KDE and the rest set) is handed to
 //! each page in its address (`?font=`), and the page puts it first in its
-//! font list before its first layout (`ui/boot.js`). WebKitGTK's `system-ui`
+//! font list before its first layout (`ui/first_paint.js`). WebKitGTK's `system-ui`
 //! is fontconfig's alias, not that setting.
 //!
 //! It is also the cheap way: every family of a CSS font list that is not

@@ -7,8 +7,8 @@
 //! start and every reopen from the tray flashed light for ~0.4 s (pixels of
 //! the release app sampled as it started). Now each window and its webview
 //! are made in the theme's background, and the page gets the theme in its
-//! address (`?theme=`), which `ui/boot.js` applies before the first layout,
-//! as it does the desktop's font.
+//! address (`?theme=`), which `ui/first_paint.js` applies before the first
+//! paint, as it does the desktop's font.
 
 use pizza_host::Host;
 use pizza_protocol::Theme;
