@@ -4,15 +4,19 @@
 //! after a short grace: its web process exits and gives its memory back,
 //! while the host, runs, schedules and MCP connections never notice.
 //! Opening it again (the tray, a second launch, a notification, quick-ask's
-//! "Open in Pizza Bot") makes it anew, and the page asks the host where the
-//! person was.
+//! "Open in Pizza Bot") makes it anew, with where the person was (their
+//! screen and thread) in its page's address: the page mounts there, and its
+//! first paint is the place they left.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use pizza_host::Host;
+use pizza_protocol::{WindowPlace, WindowScreen};
 use tauri::{AppHandle, Manager, Runtime, WebviewWindow, WebviewWindowBuilder};
+
+use crate::first_paint::with_param;
 
 /// The main window's label (its capability in `capabilities/main.json`).
 pub(crate) const LABEL: &str = pizza_protocol::WindowScope::Main.label();
@@ -112,6 +116,8 @@ pub(crate) fn get_or_build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Webv
         .ok_or(tauri::Error::WindowNotFound)?;
     if let tauri::WebviewUrl::App(path) = &config.url {
         let page = crate::first_paint::page(app, &path.to_string_lossy());
+        let place = app.try_state::<Host>().and_then(|host| host.window_place());
+        let page = with_place(&page, place.as_ref());
         config.url = tauri::WebviewUrl::App(page.into());
     }
     let window = WebviewWindowBuilder::from_config(app, &config)?
@@ -124,6 +130,22 @@ pub(crate) fn get_or_build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Webv
         .build()?;
     tracing::info!(ms = started.elapsed().as_millis(), "main window made");
     Ok(window)
+}
+
+/// `page` with where the main window was, which `ui/src/place.rs` reads:
+/// the inbox, with no thread open, needs nothing.
+fn with_place(page: &str, place: Option<&WindowPlace>) -> String {
+    let Some(place) = place else {
+        return page.to_owned();
+    };
+    let mut page = page.to_owned();
+    if place.screen != WindowScreen::Inbox {
+        page = with_param(&page, "screen", place.screen.as_str());
+    }
+    if let Some(thread_id) = &place.thread_id {
+        page = with_param(&page, "thread", thread_id);
+    }
+    page
 }
 
 /// Shows, restores and focuses the main window, making it if needed.
@@ -171,5 +193,29 @@ mod tests {
         releases.bump(LABEL);
         assert!(!releases.is_current(LABEL, hidden));
         assert!(!releases.is_current("quick-ask", hidden));
+    }
+
+    #[test]
+    fn a_window_made_again_has_its_place_in_its_address() {
+        let page = "index.html?theme=dark";
+        assert_eq!(with_place(page, None), page);
+        let inbox = WindowPlace::default();
+        assert_eq!(with_place(page, Some(&inbox)), page);
+        let settings = WindowPlace {
+            screen: WindowScreen::Settings,
+            thread_id: None,
+        };
+        assert_eq!(
+            with_place(page, Some(&settings)),
+            "index.html?theme=dark&screen=settings"
+        );
+        let thread = WindowPlace {
+            screen: WindowScreen::Inbox,
+            thread_id: Some("t 1&x".into()),
+        };
+        assert_eq!(
+            with_place(page, Some(&thread)),
+            "index.html?theme=dark&thread=t+1%26x"
+        );
     }
 }

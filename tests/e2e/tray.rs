@@ -1,14 +1,14 @@
 //! The tray menu end to end: a tray host on the test's session bus (the
 //! app's bus too) takes the app's tray item, and its menu entries are
-//! clicked over `com.canonical.dbusmenu` as a panel clicks them — Open brings
-//! back a window closed to the tray (and a second launch shows the thread
-//! it names), Quick ask opens its window, Pause / Resume automations
+//! clicked over `com.canonical.dbusmenu` as a panel clicks them — Open makes
+//! a window closed to the tray (and released) again on the screen it was
+//! left on (and a second launch shows the thread it names), Quick ask opens its window, Pause / Resume automations
 //! switches automations and follows their state, start at login writes
 //! the autostart entry, and Quit
 //! during a run asks first, then records the run `cancelled` and exits.
 
 use crate::chat::{ask, configure_provider, openai_mock};
-use crate::harness::{App, Sandbox, launch_again};
+use crate::harness::{App, Launch, Sandbox, launch_again};
 use crate::seed;
 use crate::x11;
 use anyhow::{Result, anyhow, bail, ensure};
@@ -22,6 +22,8 @@ const MAIN_TITLE: &str = "Pizza Bot";
 const QUICK_ASK_TITLE: &str = "Quick ask — Pizza Bot";
 const QUIT_TITLE: &str = "Quit Pizza Bot?";
 const TIMEOUT: Duration = Duration::from_secs(20);
+/// The screen the page was made on.
+const MADE_ON: &str = "return new URLSearchParams(location.search).get('screen')";
 /// How long quitting may take once confirmed (the app's own deadline).
 const QUIT_DEADLINE: Duration = Duration::from_secs(10);
 
@@ -83,7 +85,9 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
     .await?;
     // Before the app starts: its tray item registers at once.
     let watcher = TrayWatcher::start().map_err(|e| anyhow!(e))?;
-    let app = App::start(&sandbox, "tray-menu").await?;
+    // A short grace before a hidden window is released.
+    let release = [("PIZZA_WINDOW_RELEASE_MS", "300".to_owned())];
+    let app = App::start_with_env(&sandbox, "tray-menu", Launch::default(), &release).await?;
     app.run(async |app| {
         app.find("[data-testid=rail-inbox]").await?;
         let menu = tray_menu(&watcher)?;
@@ -108,13 +112,17 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
         ensure!(enabled == json!(false), "the page's pause answered {enabled}");
         wait_for_entry(&menu, "Resume automations").await?;
 
-        // With a tray, closing the window only hides it; Open shows it
-        // again (the same window, or a new one once it was released).
+        // With a tray, closing the window hides it and soon releases its
+        // webview; Open makes it again, on the screen it was left on (in
+        // its page's address, so it mounts there).
+        app.click("[data-testid=rail-settings]").await?;
+        app.find("[data-testid=settings-general]").await?;
         x11::close_until_hidden(MAIN_TITLE, &app.processes()).await?;
+        app.wait_for_web_processes(0).await?;
         menu.click("Open Pizza Bot").map_err(|e| anyhow!(e))?;
         x11::wait_for_window(MAIN_TITLE, &app.processes()).await?;
         app.switch_to_page(false).await?;
-        app.click("[data-testid=rail-settings]").await?;
+        app.wait_for_value(MADE_ON, &json!("settings")).await?;
         app.find("[data-testid=settings-general]").await?;
 
         // A second launch naming a thread hands it to this window, which

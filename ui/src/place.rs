@@ -1,13 +1,14 @@
 //! Where the main window is, kept by the host: a window made again after it
-//! was released (closed to the tray) opens on the screen and thread the
-//! person left, and the first painted inbox is reported for the start-up
-//! figures.
+//! was released (closed to the tray) gets the screen and thread the person
+//! left in its page's address (src-tauri/src/main_window.rs) and mounts
+//! there, so its first paint is that place. The first painted inbox is
+//! reported for the start-up figures.
 
 use crate::ipc::invoke;
 use crate::screen::Screen;
 use crate::screens::inbox::state::Inbox;
 use leptos::prelude::*;
-use pizza_protocol::{WindowPaintedParams, WindowPlace, WindowPlaceGetParams, WindowScreen, cmd};
+use pizza_protocol::{WindowPaintedParams, WindowPlace, WindowScreen, cmd};
 use std::cell::Cell;
 
 fn to_wire(screen: Screen) -> WindowScreen {
@@ -30,30 +31,41 @@ fn from_wire(screen: WindowScreen) -> Screen {
     }
 }
 
-/// Goes back to where the window was, unless something (a clicked
-/// notification) opened a thread first; then tells the host every move.
-pub(crate) fn restore_and_follow(screen: RwSignal<Screen>, inbox: Inbox) {
-    let restored = RwSignal::new(false);
-    leptos::task::spawn_local(async move {
-        if let Ok(Some(place)) = invoke::<cmd::WindowPlaceGet>(&WindowPlaceGetParams {}).await
-            && inbox.selected.get_untracked().is_none()
-            && screen.get_untracked() == Screen::Inbox
-        {
-            screen.set(from_wire(place.screen));
-            if let Some(thread_id) = place.thread_id {
-                inbox.open(thread_id, None);
-            }
-        }
-        restored.set(true);
-    });
+/// Where the host made this window (`?screen=…&thread=…`); the inbox, with
+/// no thread open, when the address says nothing it knows.
+pub(crate) fn from_address() -> WindowPlace {
+    let query = window()
+        .location()
+        .search()
+        .ok()
+        .and_then(|search| web_sys::UrlSearchParams::new_with_str(&search).ok());
+    let Some(query) = query else {
+        return WindowPlace::default();
+    };
+    WindowPlace {
+        screen: query
+            .get("screen")
+            .and_then(|name| WindowScreen::from_name(&name))
+            .unwrap_or_default(),
+        thread_id: query.get("thread").filter(|id| !id.is_empty()),
+    }
+}
+
+/// The screen to mount on.
+pub(crate) fn screen_of(place: &WindowPlace) -> Screen {
+    from_wire(place.screen)
+}
+
+/// Opens the place's thread, then tells the host every move.
+pub(crate) fn restore_and_follow(place: WindowPlace, screen: RwSignal<Screen>, inbox: Inbox) {
+    if let Some(thread_id) = place.thread_id {
+        inbox.open(thread_id, None);
+    }
     Effect::new(move |_| {
         let place = WindowPlace {
             screen: to_wire(screen.get()),
             thread_id: inbox.selected.get(),
         };
-        if !restored.get() {
-            return;
-        }
         leptos::task::spawn_local(async move {
             let _ = invoke::<cmd::WindowPlaceSet>(&place).await;
         });

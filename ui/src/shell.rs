@@ -15,7 +15,8 @@ use pizza_protocol::AppEvent;
 
 #[component]
 pub(crate) fn Shell() -> impl IntoView {
-    let screen = RwSignal::new(Screen::Inbox);
+    let place = crate::place::from_address();
+    let screen = RwSignal::new(crate::place::screen_of(&place));
     let help_open = RwSignal::new(false);
     crate::screens::settings::provide_section_state();
     crate::screens::automations::provide_state();
@@ -28,7 +29,7 @@ pub(crate) fn Shell() -> impl IntoView {
     crate::events::listen(AppEvent::THREADS_CHANGED, move |_| inbox.changed());
     inbox::track_running(inbox);
     inbox::track_queues(inbox);
-    crate::place::restore_and_follow(screen, inbox);
+    crate::place::restore_and_follow(place, screen, inbox);
     crate::notify::follow_clicks(screen, inbox);
     let dragging = RwSignal::new(false);
     inbox::follow_drops(inbox, screen, dragging);

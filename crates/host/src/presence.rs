@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use pizza_protocol::{ApiError, ThreadId, WindowPaintedParams, WindowPlace, WindowPlaceGetParams};
+use pizza_protocol::{ApiError, ThreadId, WindowPaintedParams, WindowPlace};
 
 use crate::Host;
 
@@ -69,17 +69,14 @@ impl WindowPresence {
 
 impl Host {
     /// Where the main window last said it was; `None` before it first did.
-    pub async fn window_place_get(
-        &self,
-        _params: WindowPlaceGetParams,
-    ) -> Result<Option<WindowPlace>, ApiError> {
-        Ok(self
-            .inner
+    /// A window made again gets it in its page's address.
+    pub fn window_place(&self) -> Option<WindowPlace> {
+        self.inner
             .presence
             .place
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone())
+            .clone()
     }
 
     /// Keeps where the main window is, for a window made again.
@@ -114,22 +111,12 @@ mod tests {
     async fn the_window_place_is_kept_for_a_window_made_again() {
         let root = pizza_test_support::data_root::TempDataRoot::new().unwrap();
         let host = crate::tests::open(&root).await;
-        assert_eq!(
-            host.window_place_get(WindowPlaceGetParams {})
-                .await
-                .unwrap(),
-            None
-        );
+        assert_eq!(host.window_place(), None);
         let place = WindowPlace {
             screen: WindowScreen::Inbox,
             thread_id: Some("t1".into()),
         };
         host.window_place_set(place.clone()).await.unwrap();
-        assert_eq!(
-            host.window_place_get(WindowPlaceGetParams {})
-                .await
-                .unwrap(),
-            Some(place)
-        );
+        assert_eq!(host.window_place(), Some(place));
     }
 }

@@ -226,9 +226,6 @@ commands! {
     ThreadViewing = "thread_viewing", crate::ThreadViewingParams => ();
     /// Ends a `thread_subscribe` stream; unknown ids are already ended.
     ThreadUnsubscribe = "thread_unsubscribe", crate::ThreadUnsubscribeParams => ();
-    /// Where the main window was when it was last told (`None`: not since
-    /// the app started), for a window made again to land there.
-    WindowPlaceGet = "window_place_get", crate::WindowPlaceGetParams => Option<crate::WindowPlace>;
     /// The main window's screen and open thread, as they change.
     WindowPlaceSet = "window_place_set", crate::WindowPlace => ();
     /// The window painted its inbox for the first time (logged).

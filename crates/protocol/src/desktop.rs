@@ -55,9 +55,36 @@ pub enum WindowScreen {
     Settings,
 }
 
+impl WindowScreen {
+    pub const ALL: [WindowScreen; 5] = [
+        WindowScreen::Inbox,
+        WindowScreen::Skills,
+        WindowScreen::Mcp,
+        WindowScreen::Automations,
+        WindowScreen::Settings,
+    ];
+
+    /// Its name on the wire and in the page's address (`?screen=`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Inbox => "inbox",
+            Self::Skills => "skills",
+            Self::Mcp => "mcp",
+            Self::Automations => "automations",
+            Self::Settings => "settings",
+        }
+    }
+
+    /// The screen named `name` (as [`Self::as_str`] spells it).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|screen| screen.as_str() == name)
+    }
+}
+
 /// Where the main window is: its screen and open thread. The host keeps it
-/// while the app runs, so a window made again after it was released (closed
-/// to the tray) lands where the person left it.
+/// while the app runs, and a window made again after it was released (closed
+/// to the tray) gets it in its page's address (`?screen=…&thread=…`), so it
+/// lands where the person left it from its first paint.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WindowPlace {
@@ -65,10 +92,6 @@ pub struct WindowPlace {
     #[serde(default)]
     pub thread_id: Option<ThreadId>,
 }
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WindowPlaceGetParams {}
 
 /// The window painted its inbox for the first time: `page_ms` after its
 /// page started loading; on the way, the UI's code started at `app_ms` and
@@ -82,4 +105,23 @@ pub struct WindowPaintedParams {
     pub app_ms: u64,
     #[serde(default)]
     pub list_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page's address and the wire name a screen alike.
+    #[test]
+    fn a_screens_name_is_its_wire_name_and_reads_back() {
+        for screen in WindowScreen::ALL {
+            assert_eq!(
+                serde_json::to_value(screen).unwrap(),
+                serde_json::json!(screen.as_str())
+            );
+            assert_eq!(WindowScreen::from_name(screen.as_str()), Some(screen));
+        }
+        assert_eq!(WindowScreen::from_name("Settings"), None);
+        assert_eq!(WindowScreen::from_name(""), None);
+    }
 }

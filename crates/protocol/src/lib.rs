@@ -52,8 +52,7 @@ pub use composer::{
 };
 pub use desktop::{
     DEFAULT_QUICK_ASK_SHORTCUT, QuickAskHideParams, QuickAskOpenThreadParams, ShortcutGetParams,
-    ShortcutSetParams, ShortcutStatus, WindowPaintedParams, WindowPlace, WindowPlaceGetParams,
-    WindowScreen,
+    ShortcutSetParams, ShortcutStatus, WindowPaintedParams, WindowPlace, WindowScreen,
 };
 pub use error::{ApiError, ErrorCode, ErrorReason};
 pub use event::{AppEvent, WindowEvent};

@@ -17,9 +17,6 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::ShortcutSet, _, _>(|host, params| async move {
         host.shortcut_set(params).await
     });
-    registry.register::<cmd::WindowPlaceGet, _, _>(|host, params| async move {
-        host.window_place_get(params).await
-    });
     registry.register::<cmd::WindowPlaceSet, _, _>(|host, params| async move {
         host.window_place_set(params).await
     });
