@@ -120,8 +120,16 @@ pub(crate) fn get_or_build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Webv
         let page = with_place(&page, place.as_ref());
         config.url = tauri::WebviewUrl::App(page.into());
     }
-    let window = WebviewWindowBuilder::from_config(app, &config)?
-        .background_color(crate::first_paint::background(app))
+    let mut builder = WebviewWindowBuilder::from_config(app, &config)?
+        .background_color(crate::first_paint::background(app));
+    if let Some(script) = app
+        .try_state::<Host>()
+        .and_then(|host| host.window_snapshot())
+        .and_then(|html| snapshot_script(&html))
+    {
+        builder = builder.initialization_script(script);
+    }
+    let window = builder
         // A page never opens windows of its own; links go to the browser.
         .on_new_window(|url, _features| {
             crate::links::open_instead(&url);
@@ -146,6 +154,13 @@ fn with_place(page: &str, place: Option<&WindowPlace>) -> String {
         page = with_param(&page, "thread", thread_id);
     }
     page
+}
+
+/// The script that hands the last window's snapshot to the page
+/// (`ui/snapshot.js` shows it while the page starts).
+fn snapshot_script(html: &str) -> Option<String> {
+    let html = serde_json::to_string(html).ok()?;
+    Some(format!("window.__pizzaSnapshot = {html};"))
 }
 
 /// Shows, restores and focuses the main window, making it if needed.
@@ -193,6 +208,17 @@ mod tests {
         releases.bump(LABEL);
         assert!(!releases.is_current(LABEL, hidden));
         assert!(!releases.is_current("quick-ask", hidden));
+    }
+
+    #[test]
+    fn the_snapshot_reaches_the_page_as_one_string() {
+        let html = "<div class=\"shell\">it's </script> \u{2028}</div>";
+        let script = snapshot_script(html).unwrap();
+        let literal = script
+            .strip_prefix("window.__pizzaSnapshot = ")
+            .and_then(|rest| rest.strip_suffix(';'))
+            .unwrap();
+        assert_eq!(serde_json::from_str::<String>(literal).unwrap(), html);
     }
 
     #[test]

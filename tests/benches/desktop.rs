@@ -150,8 +150,17 @@ fn paints(log: &Path) -> usize {
         .unwrap_or(0)
 }
 
+/// One start's times from launch.
+#[derive(Debug, Clone, Copy)]
+struct Start {
+    mapped: Duration,
+    painted: Duration,
+    /// When the last window's look was painted, if the start had one.
+    last_look: Option<Duration>,
+}
+
 /// Starts the app and times its window and its painted inbox.
-async fn timed_start(sandbox: &Sandbox) -> Result<(Running, Duration, Duration)> {
+async fn timed_start(sandbox: &Sandbox) -> Result<(Running, Start)> {
     let started = Instant::now();
     let app = Running::start(sandbox)?;
     x11::wait_for_window(TITLE, &[app.pid()]).await?;
@@ -159,7 +168,44 @@ async fn timed_start(sandbox: &Sandbox) -> Result<(Running, Duration, Duration)>
     app.wait_for_paints(1).await?;
     let painted = started.elapsed();
     println!("  {}", start_steps(&app.log));
-    Ok((app, mapped, painted))
+    let last_look = last_look(&app.log, painted);
+    Ok((
+        app,
+        Start {
+            mapped,
+            painted,
+            last_look,
+        },
+    ))
+}
+
+/// When the last window's look was painted, for a window whose inbox was
+/// painted at `painted`: the page logs both from its start.
+fn last_look(log: &Path, painted: Duration) -> Option<Duration> {
+    let line = last_logged(log, "inbox painted");
+    let field = |name: &str| -> Option<u64> {
+        let (_, rest) = line.split_once(&format!("{name}="))?;
+        rest.split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    let lead = field("page_ms")?.checked_sub(field("snapshot_ms")?)?;
+    painted.checked_sub(Duration::from_millis(lead))
+}
+
+/// The median time to the last window's look, if every sample had one.
+fn report_last_look(figures: &mut Figures, label: &str, samples: Vec<Option<Duration>>) {
+    let count = samples.len();
+    let shown: Vec<Duration> = samples.into_iter().flatten().collect();
+    if shown.len() == count {
+        median_of(figures, label, shown);
+    } else {
+        println!(
+            "  {label}: the last look was shown in {} of {count}",
+            shown.len()
+        );
+    }
 }
 
 /// The last start's steps as the app logged them: set-up before the window,
@@ -275,12 +321,12 @@ async fn settled_figures(figures: &mut Figures, label: &str, pid: u32, plan: &Pl
 }
 
 /// Shown, hidden, reopened: the app without WebDriver. Returns the fresh
-/// start's window-mapped and inbox-painted times.
-async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<(Duration, Duration)> {
+/// start's times.
+async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<Start> {
     let sandbox = Sandbox::new()?;
     // A tray host, so closing the window goes to the tray.
     let tray = TrayWatcher::start().map_err(anyhow::Error::msg)?;
-    let (app, fresh_mapped, fresh_painted) = timed_start(&sandbox).await?;
+    let (app, fresh) = timed_start(&sandbox).await?;
     settled_figures(figures, "shown", app.pid(), plan).await?;
 
     // The tray's Open (in-process), and a second launch of the app (as a
@@ -291,6 +337,7 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<(Duration, D
     })
     .map_err(anyhow::Error::msg)?;
     let (mut from_tray, mut relaunched) = (Vec::new(), Vec::new());
+    let mut looks = Vec::new();
     for round in 0..2 * plan.samples {
         let closed = Instant::now();
         x11::close_window(TITLE, &[app.pid()])?;
@@ -318,11 +365,13 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<(Duration, D
         println!("  reopen #{}: {}", round + 1, window_steps(&app.log));
         if round % 2 == 0 {
             from_tray.push(took);
+            looks.push(last_look(&app.log, took));
         } else {
             relaunched.push(took);
         }
     }
     median_of(figures, "reopen from the tray: inbox painted", from_tray);
+    report_last_look(figures, "reopen from the tray: last look painted", looks);
     median_of(
         figures,
         "reopen by a second launch: inbox painted",
@@ -334,37 +383,39 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<(Duration, D
     for _ in 0..plan.samples {
         warm.push(start_and_stop(&sandbox).await?);
     }
-    report_starts(figures, "warm", warm);
-    Ok((fresh_mapped, fresh_painted))
+    report_starts(figures, "warm", &warm);
+    Ok(fresh)
 }
 
 /// Starts the app, times its window and its painted inbox, and stops it.
-async fn start_and_stop(sandbox: &Sandbox) -> Result<(Duration, Duration)> {
-    let (app, mapped, painted) = timed_start(sandbox).await?;
+async fn start_and_stop(sandbox: &Sandbox) -> Result<Start> {
+    let (app, start) = timed_start(sandbox).await?;
     app.stop();
-    Ok((mapped, painted))
+    Ok(start)
 }
 
-/// The medians of one kind of start ("warm", "fresh data root"), sampled.
-fn report_starts(figures: &mut Figures, kind: &str, starts: Vec<(Duration, Duration)>) {
-    let (mapped, painted): (Vec<_>, Vec<_>) = starts.into_iter().unzip();
+/// The medians of one kind of start ("warm", "fresh data root"), sampled;
+/// the last window's look only where every start had one to show.
+fn report_starts(figures: &mut Figures, kind: &str, starts: &[Start]) {
+    let mapped = starts.iter().map(|start| start.mapped).collect();
     median_of(figures, &format!("start, {kind}: window mapped"), mapped);
+    let painted = starts.iter().map(|start| start.painted).collect();
     median_of(figures, &format!("start, {kind}: inbox painted"), painted);
+    if starts.iter().any(|start| start.last_look.is_some()) {
+        let looks = starts.iter().map(|start| start.last_look).collect();
+        report_last_look(figures, &format!("start, {kind}: last look painted"), looks);
+    }
 }
 
 /// Starts on a data root never used before (the store made, its migrations
 /// run), sampled like the warm ones: `first` is the start that began the
 /// idle figures, each other sample gets a data root of its own.
-async fn fresh_start_figures(
-    figures: &mut Figures,
-    plan: &Plan,
-    first: (Duration, Duration),
-) -> Result<()> {
+async fn fresh_start_figures(figures: &mut Figures, plan: &Plan, first: Start) -> Result<()> {
     let mut fresh = vec![first];
     for _ in 1..plan.samples {
         fresh.push(start_and_stop(&Sandbox::new()?).await?);
     }
-    report_starts(figures, "fresh data root", fresh);
+    report_starts(figures, "fresh data root", &fresh);
     Ok(())
 }
 

@@ -4,11 +4,15 @@ use crate::harness::{App, Launch, Sandbox};
 use anyhow::{Result, anyhow, ensure};
 use pizza_test_support::portal_settings::PortalSettings;
 use serde_json::json;
+use std::time::{Duration, Instant};
 
 const THEME: &str = "return document.documentElement.getAttribute('data-theme')";
 /// The theme the window was made in (its background, and the page's until
 /// the UI has read the settings): the page's address carries it.
 const MADE_IN: &str = "return new URLSearchParams(location.search).get('theme')";
+/// Whether the page showed the last window's look while it started, and
+/// has since taken it away for its own.
+const SNAPSHOT_SHOWN: &str = "return typeof window.pizzaSnapshotPainted === 'number' && !document.getElementById('snapshot')";
 /// Whether the page sees the desktop as preferring dark.
 const DARK: &str = "return matchMedia('(prefers-color-scheme: dark)').matches";
 
@@ -146,4 +150,52 @@ async fn an_unusable_data_root_is_explained_in_the_window() -> Result<()> {
         Ok(())
     })
     .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restart_shows_the_last_inbox_at_once_then_its_own() -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    crate::seed::data_root(&sandbox.data_root(), async |store| {
+        crate::seed::thread(store, "Sourdough starter", 1, None).await?;
+        crate::seed::thread(store, "Oven temperatures", 1, None).await?;
+        Ok(())
+    })
+    .await?;
+    let kept = sandbox.data_root().join("window-snapshot.html");
+    let app = App::start(&sandbox, "snapshot").await?;
+    app.run(async |app| {
+        app.find("[data-testid=thread-row]").await?;
+        // Still for a moment, the page sends the host its look, without
+        // what only the live page has (ids, test ids).
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let text = std::fs::read_to_string(&kept).unwrap_or_default();
+            if text.contains("Sourdough starter") && text.contains("Oven temperatures") {
+                ensure!(!text.contains("data-testid"), "the snapshot keeps test ids");
+                return Ok(());
+            }
+            ensure!(Instant::now() < deadline, "no snapshot was kept: {text:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await?;
+
+    let app = App::start(&sandbox, "snapshot-restart").await?;
+    app.run(async |app| {
+        // Shown before the page's own inbox, then gone; the inbox is live.
+        app.wait_for_value(SNAPSHOT_SHOWN, &json!(true)).await?;
+        app.click("[data-testid=thread-row] .thread__main").await?;
+        app.find("[data-testid=thread-pane-title]").await?;
+        Ok(())
+    })
+    .await?;
+    let logs = std::fs::read_dir(sandbox.data_root().join("logs"))?
+        .map(|entry| std::fs::read_to_string(entry?.path()))
+        .collect::<std::io::Result<Vec<_>>>()?
+        .concat();
+    ensure!(
+        logs.contains("snapshot_ms="),
+        "no start logged painting the snapshot"
+    );
+    Ok(())
 }

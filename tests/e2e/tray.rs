@@ -24,6 +24,8 @@ const QUIT_TITLE: &str = "Quit Pizza Bot?";
 const TIMEOUT: Duration = Duration::from_secs(20);
 /// The screen the page was made on.
 const MADE_ON: &str = "return new URLSearchParams(location.search).get('screen')";
+/// Whether the page showed the last window's look while it started.
+const SNAPSHOT_SHOWN: &str = "return typeof window.pizzaSnapshotPainted === 'number' && !document.getElementById('snapshot')";
 /// How long quitting may take once confirmed (the app's own deadline).
 const QUIT_DEADLINE: Duration = Duration::from_secs(10);
 
@@ -124,6 +126,7 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
         app.switch_to_page(false).await?;
         app.wait_for_value(MADE_ON, &json!("settings")).await?;
         app.find("[data-testid=settings-general]").await?;
+        app.wait_for_value(SNAPSHOT_SHOWN, &json!(true)).await?;
 
         // A second launch naming a thread hands it to this window, which
         // shows it; the second process exits.

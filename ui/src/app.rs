@@ -19,6 +19,7 @@ pub(crate) fn App() -> impl IntoView {
             Ok(info) => state.info.set(Some(info)),
             Err(error) => {
                 startup_error.set(Some(error.message));
+                crate::snapshot::reveal();
                 return;
             }
         }

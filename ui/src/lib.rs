@@ -21,6 +21,7 @@ mod quick_ask;
 mod screen;
 mod screens;
 mod shell;
+mod snapshot;
 mod theme;
 
 use wasm_bindgen::prelude::wasm_bindgen;

@@ -107,6 +107,7 @@ pub(crate) fn inbox_painted() {
                 page_ms: page_now(),
                 app_ms: APP_MS.get(),
                 list_ms,
+                snapshot_ms: crate::snapshot::painted_ms(),
             };
             leptos::task::spawn_local(async move {
                 let _ = invoke::<cmd::WindowPainted>(&params).await;

@@ -30,6 +30,7 @@ pub(crate) fn Shell() -> impl IntoView {
     inbox::track_running(inbox);
     inbox::track_queues(inbox);
     crate::place::restore_and_follow(place, screen, inbox);
+    crate::snapshot::follow();
     crate::notify::follow_clicks(screen, inbox);
     let dragging = RwSignal::new(false);
     inbox::follow_drops(inbox, screen, dragging);

@@ -7,7 +7,13 @@ use std::path::Path;
 
 /// The cargo profile for the UI: optimised for size, quick to compile.
 const PROFILE: &str = "ui";
-const STATIC_FILES: &[&str] = &["index.html", "first_paint.js", "boot.js", "styles.css"];
+const STATIC_FILES: &[&str] = &[
+    "index.html",
+    "first_paint.js",
+    "snapshot.js",
+    "boot.js",
+    "styles.css",
+];
 
 pub(crate) fn build() -> Result<()> {
     step::cargo(&[

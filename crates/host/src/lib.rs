@@ -24,6 +24,7 @@ mod shutdown;
 mod skills;
 mod threads;
 mod triggers;
+mod window_snapshot;
 
 pub use automations::PowerEvent;
 pub use data_root::{DATA_VERSION, DataRoot};
@@ -168,6 +169,7 @@ struct Inner {
     notifications: Arc<notify::Notifications>,
     threads: Arc<threads::ThreadService>,
     presence: Arc<presence::WindowPresence>,
+    snapshots: Arc<window_snapshot::WindowSnapshots>,
     triggers: triggers::TriggerService,
     automations: automations::AutomationsService,
     skills: Arc<skills::SkillService>,
@@ -189,7 +191,7 @@ impl Host {
         )
         .await?;
         // Before any run can start: what was live when the app died is not.
-        runs::recovery::interrupt_live_runs(&store).await?;
+        let interrupted = runs::recovery::interrupt_live_runs(&store).await?;
         let mounts: Arc<dyn pizza_tools::MountSource> =
             grants::HostMounts::new(store.clone(), data_root.path().join(memory::MEMORIES_DIR));
         notify::init_cursor(&store).await?;
@@ -204,6 +206,10 @@ impl Host {
         };
         let approvals = approvals::ApprovalService::new(store.clone(), tools.clone());
         let events = events::AppEvents::default();
+        // What a window last showed is not true if a run was cut short.
+        let snapshots =
+            window_snapshot::WindowSnapshots::open(data_root.path(), interrupted == 0).await;
+        snapshots.follow(&events);
         let plugins =
             plugins::PluginService::open(store.clone(), options.builtin_plugins, data_root.path())
                 .await?;
@@ -312,6 +318,7 @@ impl Host {
                 notifications,
                 threads,
                 presence,
+                snapshots,
                 triggers,
                 automations,
                 skills,

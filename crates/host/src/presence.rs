@@ -45,6 +45,10 @@ impl WindowPresence {
         self.focused.store(focused, Ordering::Relaxed);
     }
 
+    pub(crate) fn set_place(&self, place: WindowPlace) {
+        *self.place.lock().unwrap_or_else(PoisonError::into_inner) = Some(place);
+    }
+
     /// The thread someone is looking at: none while the window is hidden.
     pub(crate) fn viewing(&self) -> Option<ThreadId> {
         if !self.shown.load(Ordering::Relaxed) {
@@ -81,12 +85,7 @@ impl Host {
 
     /// Keeps where the main window is, for a window made again.
     pub async fn window_place_set(&self, place: WindowPlace) -> Result<(), ApiError> {
-        *self
-            .inner
-            .presence
-            .place
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(place);
+        self.inner.presence.set_place(place);
         Ok(())
     }
 
@@ -96,6 +95,7 @@ impl Host {
             page_ms = params.page_ms,
             app_ms = params.app_ms,
             list_ms = params.list_ms,
+            snapshot_ms = params.snapshot_ms,
             "inbox painted"
         );
         Ok(())

@@ -228,6 +228,8 @@ commands! {
     ThreadUnsubscribe = "thread_unsubscribe", crate::ThreadUnsubscribeParams => ();
     /// The main window's screen and open thread, as they change.
     WindowPlaceSet = "window_place_set", crate::WindowPlace => ();
+    /// What the main window shows, for the next window to show at once.
+    WindowSnapshotSet = "window_snapshot_set", crate::WindowSnapshot => ();
     /// The window painted its inbox for the first time (logged).
     WindowPainted = "window_painted", crate::WindowPaintedParams => ();
 

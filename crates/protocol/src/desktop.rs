@@ -93,9 +93,19 @@ pub struct WindowPlace {
     pub thread_id: Option<ThreadId>,
 }
 
+/// What the main window shows, as markup for the next window to show while
+/// its page starts; none when it is too large to keep.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowSnapshot {
+    #[serde(default)]
+    pub html: Option<String>,
+}
+
 /// The window painted its inbox for the first time: `page_ms` after its
 /// page started loading; on the way, the UI's code started at `app_ms` and
-/// the thread list arrived at `list_ms` (both since the page started).
+/// the thread list arrived at `list_ms` (both since the page started), and
+/// the last window's snapshot was painted at `snapshot_ms` if it had one.
 /// Logged, for the start-up and reopen figures.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -105,6 +115,8 @@ pub struct WindowPaintedParams {
     pub app_ms: u64,
     #[serde(default)]
     pub list_ms: u64,
+    #[serde(default)]
+    pub snapshot_ms: Option<u64>,
 }
 
 #[cfg(test)]

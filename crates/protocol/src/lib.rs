@@ -53,6 +53,7 @@ pub use composer::{
 pub use desktop::{
     DEFAULT_QUICK_ASK_SHORTCUT, QuickAskHideParams, QuickAskOpenThreadParams, ShortcutGetParams,
     ShortcutSetParams, ShortcutStatus, WindowPaintedParams, WindowPlace, WindowScreen,
+    WindowSnapshot,
 };
 pub use error::{ApiError, ErrorCode, ErrorReason};
 pub use event::{AppEvent, WindowEvent};

@@ -20,6 +20,9 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::WindowPlaceSet, _, _>(|host, params| async move {
         host.window_place_set(params).await
     });
+    registry.register::<cmd::WindowSnapshotSet, _, _>(|host, params| async move {
+        host.window_snapshot_set(params).await
+    });
     registry.register::<cmd::WindowPainted, _, _>(|host, params| async move {
         host.window_painted(params).await
     });

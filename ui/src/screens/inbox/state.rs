@@ -124,6 +124,7 @@ impl Inbox {
                     }
                     Err(error) => self.error.set(Some(error)),
                 }
+                crate::snapshot::reveal();
             });
         });
         Effect::new(move |_| {

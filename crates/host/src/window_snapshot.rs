@@ -1,0 +1,343 @@
+//! The main window's last look, for the next window to paint at once.
+//!
+//! A window's page paints its inbox only after its ~3 MB of wasm has loaded
+//! and compiled and the list has come back: ~280 ms of a ~550 ms start. The
+//! page sends the markup of what it shows when it changes and when it is
+//! hidden (`window_snapshot_set`); the next window made (a start, or a
+//! reopen after the window was released) shows that markup, inert, until
+//! its own inbox has its list (`ui/snapshot.js`).
+//!
+//! A snapshot is only shown while it is true: an app event after it that
+//! may change what it shows (a thread changed, a run moved, a notification
+//! clicked, an MCP server's status; not the skills catalog on the inbox)
+//! drops it, and so
+//! does a run the last shutdown interrupted; and only in a window made on
+//! the place (screen and thread) it was taken on. It is kept in the data
+//! root across restarts, with that place and the version of the app that
+//! took it; a start opens on the inbox with no thread, so it shows the
+//! snapshot only if that is where the window was left.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use pizza_protocol::{ApiError, AppEvent, WindowPlace, WindowScreen, WindowSnapshot};
+use tokio::sync::broadcast;
+
+use crate::Host;
+use crate::events::AppEvents;
+
+/// The file in the data root.
+const FILE_NAME: &str = "window-snapshot.html";
+/// The largest snapshot kept: a long thread open is larger, and the window
+/// then starts as it did without one.
+pub(crate) const MAX_BYTES: usize = 1 << 20;
+/// The first line of the file: who took it.
+const HEADER: &str = concat!("pizza-bot ", env!("CARGO_PKG_VERSION"), "\n");
+
+/// A window's markup and where the window was.
+#[derive(Debug, Clone)]
+pub(crate) struct Snapshot {
+    pub(crate) html: Arc<str>,
+    pub(crate) place: WindowPlace,
+}
+
+#[derive(Debug)]
+pub(crate) struct WindowSnapshots {
+    path: PathBuf,
+    /// The last one, while nothing has changed since it was taken.
+    current: Mutex<Option<Snapshot>>,
+    /// Orders the file's writes and removals as their calls came.
+    file: tokio::sync::Mutex<()>,
+}
+
+impl WindowSnapshots {
+    /// Reads the data root's snapshot, unless this app did not take it or
+    /// `keep` is false (something changed at open).
+    pub(crate) async fn open(data_root: &Path, keep: bool) -> Arc<Self> {
+        let path = data_root.join(FILE_NAME);
+        let current = if keep {
+            read(&path).await
+        } else {
+            remove(&path).await;
+            None
+        };
+        Arc::new(Self {
+            path,
+            current: Mutex::new(current),
+            file: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    pub(crate) fn current(&self) -> Option<Snapshot> {
+        self.lock().clone()
+    }
+
+    /// Drops the snapshot at every app event, from a task of its own.
+    pub(crate) fn follow(self: &Arc<Self>, events: &AppEvents) {
+        let mut events = events.subscribe();
+        let snapshots = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                let event = match events.recv().await {
+                    Ok(event) => Some(event),
+                    Err(broadcast::error::RecvError::Lagged(_)) => None,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                let Some(snapshots) = snapshots.upgrade() else {
+                    return;
+                };
+                let Some(snapshot) = snapshots.current() else {
+                    continue;
+                };
+                if event
+                    .as_ref()
+                    .is_none_or(|event| may_change(event, &snapshot.place))
+                {
+                    tracing::debug!(?event, "window snapshot dropped: something changed");
+                    snapshots.set(None).await;
+                }
+            }
+        });
+    }
+
+    /// Keeps `snapshot` (none: forgets the last one), here and in the file.
+    async fn set(&self, snapshot: Option<Snapshot>) {
+        let _file = self.file.lock().await;
+        let had = std::mem::replace(&mut *self.lock(), snapshot.clone()).is_some();
+        match snapshot {
+            Some(snapshot) => {
+                if let Err(error) = write(&self.path, &snapshot).await {
+                    tracing::warn!(%error, "could not keep the window's snapshot");
+                }
+            }
+            None if had => remove(&self.path).await,
+            None => {}
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Snapshot>> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Whether `event` may change what a window on `place` shows: every event
+/// does, but for the skills catalog (loaded in the background at every
+/// start) and plugins, which the inbox does not show.
+fn may_change(event: &AppEvent, place: &WindowPlace) -> bool {
+    match event {
+        AppEvent::SkillsChanged | AppEvent::PluginsChanged => place.screen != WindowScreen::Inbox,
+        _ => true,
+    }
+}
+
+/// The file: the header, the place as JSON on one line, then the markup.
+async fn read(path: &Path) -> Option<Snapshot> {
+    let text = tokio::fs::read_to_string(path).await.ok()?;
+    let (place, html) = text.strip_prefix(HEADER)?.split_once('\n')?;
+    let place = serde_json::from_str(place).ok()?;
+    (!html.is_empty() && html.len() <= MAX_BYTES).then(|| Snapshot {
+        html: Arc::from(html),
+        place,
+    })
+}
+
+async fn write(path: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
+    let place = serde_json::to_string(&snapshot.place)?;
+    let partial = path.with_extension("html.partial");
+    tokio::fs::write(&partial, format!("{HEADER}{place}\n{}", snapshot.html)).await?;
+    tokio::fs::rename(&partial, path).await
+}
+
+async fn remove(path: &Path) {
+    match tokio::fs::remove_file(path).await {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => tracing::warn!(%error, "could not remove the window's snapshot"),
+    }
+}
+
+impl Host {
+    /// The main window's markup to show while a new window's page starts,
+    /// if nothing has changed since the window sent it and the new window
+    /// is made on the same place.
+    pub fn window_snapshot(&self) -> Option<Arc<str>> {
+        let snapshot = self.inner.snapshots.current()?;
+        let place = self.window_place().unwrap_or_default();
+        (snapshot.place == place).then_some(snapshot.html)
+    }
+
+    /// Keeps what the main window shows (none: it shows something too
+    /// large to keep, so the last snapshot is no longer true).
+    pub async fn window_snapshot_set(&self, params: WindowSnapshot) -> Result<(), ApiError> {
+        let too_large = params
+            .html
+            .as_ref()
+            .is_some_and(|html| html.len() > MAX_BYTES);
+        let place = self.window_place().unwrap_or_default();
+        let snapshot = params
+            .html
+            .filter(|html| !html.is_empty() && !too_large)
+            .map(|html| Snapshot {
+                html: Arc::from(html),
+                place,
+            });
+        self.inner.snapshots.set(snapshot).await;
+        if too_large {
+            return Err(ApiError::invalid_input(format!(
+                "html: a window snapshot is at most {MAX_BYTES} bytes"
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pizza_test_support::data_root::TempDataRoot;
+
+    fn snapshot(html: &str) -> WindowSnapshot {
+        WindowSnapshot {
+            html: Some(html.to_owned()),
+        }
+    }
+
+    fn on_thread(thread_id: &str) -> WindowPlace {
+        WindowPlace {
+            screen: WindowScreen::Inbox,
+            thread_id: Some(thread_id.into()),
+        }
+    }
+
+    /// Waits for the snapshot's task to have seen what was emitted.
+    async fn dropped(host: &Host) {
+        tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            while host.window_snapshot().is_some() {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_snapshot_is_shown_only_on_the_place_it_was_taken_on() {
+        let root = TempDataRoot::new().unwrap();
+        let host = crate::tests::open(&root).await;
+        assert_eq!(host.window_snapshot(), None);
+        host.window_place_set(on_thread("t1")).await.unwrap();
+        host.window_snapshot_set(snapshot("<div class=\"shell\">t1</div>"))
+            .await
+            .unwrap();
+        assert_eq!(
+            host.window_snapshot().as_deref(),
+            Some("<div class=\"shell\">t1</div>")
+        );
+        // Another place: a window made there shows its own page only.
+        host.window_place_set(WindowPlace::default()).await.unwrap();
+        assert_eq!(host.window_snapshot(), None);
+        host.window_snapshot_set(snapshot("<div class=\"shell\">inbox</div>"))
+            .await
+            .unwrap();
+        host.close().await;
+
+        // A start opens on the inbox, where this one was taken.
+        let host = crate::tests::open(&root).await;
+        assert_eq!(host.window_place(), None);
+        assert_eq!(
+            host.window_snapshot().as_deref(),
+            Some("<div class=\"shell\">inbox</div>")
+        );
+        // Taken on a thread: a start, on the inbox, does not show it.
+        host.window_place_set(on_thread("t1")).await.unwrap();
+        host.window_snapshot_set(snapshot("<div class=\"shell\">t1</div>"))
+            .await
+            .unwrap();
+        host.close().await;
+        let host = crate::tests::open(&root).await;
+        assert_eq!(host.window_snapshot(), None);
+        host.window_place_set(on_thread("t1")).await.unwrap();
+        assert_eq!(
+            host.window_snapshot().as_deref(),
+            Some("<div class=\"shell\">t1</div>")
+        );
+    }
+
+    #[tokio::test]
+    async fn any_change_drops_the_snapshot_here_and_on_disk() {
+        let root = TempDataRoot::new().unwrap();
+        let host = crate::tests::open(&root).await;
+        host.window_snapshot_set(snapshot("<div>before</div>"))
+            .await
+            .unwrap();
+        assert!(root.path().join(FILE_NAME).exists());
+        host.inner
+            .events
+            .emit(AppEvent::ThreadsChanged { thread_id: None });
+        dropped(&host).await;
+        // The removal is ordered after the write, under the file's lock.
+        let _file = host.inner.snapshots.file.lock().await;
+        assert!(!root.path().join(FILE_NAME).exists());
+        drop(_file);
+        host.close().await;
+        let host = crate::tests::open(&root).await;
+        assert_eq!(host.window_snapshot(), None);
+        assert_eq!(host.window_place(), None);
+    }
+
+    #[test]
+    fn the_skills_catalog_changes_only_what_the_skills_page_shows() {
+        let inbox = WindowPlace::default();
+        let skills = WindowPlace {
+            screen: WindowScreen::Skills,
+            thread_id: None,
+        };
+        assert!(!may_change(&AppEvent::SkillsChanged, &inbox));
+        assert!(!may_change(&AppEvent::PluginsChanged, &on_thread("t1")));
+        assert!(may_change(&AppEvent::SkillsChanged, &skills));
+        let threads = AppEvent::ThreadsChanged { thread_id: None };
+        assert!(may_change(&threads, &inbox));
+        assert!(may_change(&threads, &skills));
+    }
+
+    #[tokio::test]
+    async fn a_snapshot_too_large_or_none_forgets_the_last() {
+        let root = TempDataRoot::new().unwrap();
+        let host = crate::tests::open(&root).await;
+        host.window_snapshot_set(snapshot("<div>small</div>"))
+            .await
+            .unwrap();
+        let error = host
+            .window_snapshot_set(snapshot(&"x".repeat(MAX_BYTES + 1)))
+            .await
+            .unwrap_err();
+        assert!(error.message.starts_with("html:"), "{}", error.message);
+        assert_eq!(host.window_snapshot(), None);
+
+        host.window_snapshot_set(snapshot("<div>small</div>"))
+            .await
+            .unwrap();
+        host.window_snapshot_set(WindowSnapshot { html: None })
+            .await
+            .unwrap();
+        assert_eq!(host.window_snapshot(), None);
+        assert!(!root.path().join(FILE_NAME).exists());
+    }
+
+    #[tokio::test]
+    async fn a_snapshot_of_another_version_or_a_broken_file_is_not_shown() {
+        let root = TempDataRoot::new().unwrap();
+        crate::tests::open(&root).await.close().await;
+        let path = root.path().join(FILE_NAME);
+        for text in [
+            "pizza-bot 0.0.0-old\n{\"screen\":\"inbox\"}\n<div>old</div>".to_owned(),
+            format!("{HEADER}not json\n<div>x</div>"),
+            format!("{HEADER}{{\"screen\":\"inbox\"}}\n"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let host = crate::tests::open(&root).await;
+            assert_eq!(host.window_snapshot(), None);
+            host.close().await;
+        }
+    }
+}

@@ -1,0 +1,106 @@
+// The main window's last look, shown while this page starts.
+//
+// The page paints its inbox only once its wasm has loaded and compiled and
+// the thread list has come back, ~280 ms after it started. The host hands
+// this page the markup the last window sent (`window.__pizzaSnapshot`, set
+// by an initialization script; src-tauri/src/main_window.rs) if nothing has
+// changed since. This classic script, the last thing in the body, shows it
+// before the first paint: inert and hidden from assistive technology, over
+// the page, which mounts underneath. The UI removes it once its own inbox
+// has its list (`reveal`), and sends the host what it shows when that
+// changes and when the window is hidden (`watch`). Kept in a file so the
+// CSP needs no inline script.
+(() => {
+  // The host keeps at most this much (window_snapshot.rs).
+  const MAX_BYTES = 1 << 20;
+  // How long the page must be still before its look is sent again.
+  const SETTLE_MS = 1000;
+  // A page that never reveals itself (a failure before the UI runs) still
+  // shows itself after this.
+  const GIVE_UP_MS = 10000;
+
+  const cover = () => document.getElementById("snapshot");
+  const reveal = () => cover()?.remove();
+
+  const shown = window.__pizzaSnapshot;
+  delete window.__pizzaSnapshot;
+  if (typeof shown === "string" && shown) {
+    const element = document.createElement("div");
+    element.id = "snapshot";
+    element.inert = true;
+    element.setAttribute("aria-hidden", "true");
+    element.innerHTML = shown;
+    document.body.prepend(element);
+    for (const scrolled of element.querySelectorAll("[data-scroll-top]")) {
+      scrolled.scrollTop = Number(scrolled.dataset.scrollTop) || 0;
+    }
+    // The frame after the one that painted it, as the UI marks its own.
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        window.pizzaSnapshotPainted = performance.now();
+      }),
+    );
+    setTimeout(reveal, GIVE_UP_MS);
+  }
+
+  // The live shell's markup, without what only the live page may have:
+  // ids, test ids, focus and object URLs; scroll offsets and what text
+  // fields hold kept.
+  // Null when there is no shell or it is too large to keep.
+  const take = () => {
+    const shell = document.querySelector("body > .shell");
+    if (!shell) return null;
+    const copy = shell.cloneNode(true);
+    const live = [shell, ...shell.querySelectorAll("*")];
+    const copies = [copy, ...copy.querySelectorAll("*")];
+    live.forEach((element, index) => {
+      const copied = copies[index];
+      if (element.scrollTop > 0) {
+        copied.dataset.scrollTop = String(Math.round(element.scrollTop));
+      }
+      // A text field shows its value, which its markup does not carry
+      // (a textarea's markup may carry the UI's own markers instead).
+      if (element instanceof HTMLTextAreaElement) {
+        copied.textContent = element.value;
+      } else if (element instanceof HTMLInputElement) {
+        copied.setAttribute("value", element.value);
+      }
+      copied.removeAttribute("id");
+      copied.removeAttribute("data-testid");
+      copied.removeAttribute("autofocus");
+      if (copied.getAttribute("src")?.startsWith("blob:")) {
+        copied.removeAttribute("src");
+      }
+    });
+    const html = copy.outerHTML;
+    return html.length <= MAX_BYTES ? html : null;
+  };
+
+  // Calls `send` with the shell's markup once the page has been still for
+  // a moment after a change, and at once when the window is hidden; never
+  // while the snapshot still covers it.
+  const watch = (send) => {
+    let timer = 0;
+    const later = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (!cover()) send(take());
+      }, SETTLE_MS);
+    };
+    new MutationObserver(later).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "hidden" && !cover()) {
+        clearTimeout(timer);
+        send(take());
+      }
+    });
+    later();
+  };
+
+  window.pizzaSnapshot = { reveal, watch };
+})();

@@ -1,0 +1,45 @@
+//! The main window's look, kept by the host for the next window to show at
+//! once while its page starts (`ui/snapshot.js` shows and takes it; the
+//! host drops it when anything changes, `window_snapshot.rs`).
+
+use crate::ipc::invoke;
+use leptos::prelude::*;
+use pizza_protocol::{WindowSnapshot, cmd};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = ["window", "pizzaSnapshot"], js_name = reveal)]
+    fn js_reveal() -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["window", "pizzaSnapshot"], js_name = watch)]
+    fn js_watch(send: &Closure<dyn Fn(Option<String>)>) -> Result<(), JsValue>;
+}
+
+/// Removes the last window's snapshot, in the frame that paints what was
+/// just rendered (the page's own inbox, or why it has none).
+pub(crate) fn reveal() {
+    request_animation_frame(|| {
+        let _ = js_reveal();
+    });
+}
+
+/// Sends the host what the window shows whenever it settles after a change
+/// and when the window is hidden; for the page's life.
+pub(crate) fn follow() {
+    let send = Closure::<dyn Fn(Option<String>)>::new(|html| {
+        leptos::task::spawn_local(async move {
+            let _ = invoke::<cmd::WindowSnapshotSet>(&WindowSnapshot { html }).await;
+        });
+    });
+    if js_watch(&send).is_ok() {
+        send.forget();
+    }
+}
+
+/// When the snapshot was painted, in milliseconds since the page started;
+/// none without one.
+pub(crate) fn painted_ms() -> Option<u64> {
+    let painted =
+        js_sys::Reflect::get(&window(), &JsValue::from_str("pizzaSnapshotPainted")).ok()?;
+    painted.as_f64().map(|ms| ms.max(0.0).round() as u64)
+}
