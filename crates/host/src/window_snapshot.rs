@@ -12,16 +12,21 @@
 //! clicked, an MCP server's status; not the skills catalog on the inbox)
 //! drops it, and so
 //! does a run the last shutdown interrupted; and only in a window made on
-//! the place (screen and thread) it was taken on. It is kept in the data
+//! the place (screen and thread) it was taken on, the day it was taken
+//! (the list groups threads by day). It is kept in the data
 //! root across restarts, with that place and the version of the app that
 //! took it; a start opens on the inbox with no thread, so it shows the
 //! snapshot only if that is where the window was left.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
 
 use pizza_protocol::{ApiError, AppEvent, WindowPlace, WindowScreen, WindowSnapshot};
-use tokio::sync::broadcast;
 
 use crate::Host;
 use crate::events::AppEvents;
@@ -39,6 +44,8 @@ const HEADER: &str = concat!("pizza-bot ", env!("CARGO_PKG_VERSION"), "\n");
 pub(crate) struct Snapshot {
     pub(crate) html: Arc<str>,
     pub(crate) place: WindowPlace,
+    /// When it was taken: the list groups threads by day ("Today").
+    pub(crate) taken: SystemTime,
 }
 
 #[derive(Debug)]
@@ -48,6 +55,9 @@ pub(crate) struct WindowSnapshots {
     current: Mutex<Option<Snapshot>>,
     /// Orders the file's writes and removals as their calls came.
     file: tokio::sync::Mutex<()>,
+    /// Bumped by every change of `current`: a removal planned by a drop
+    /// gives up if a snapshot was kept since.
+    generation: AtomicU64,
 }
 
 impl WindowSnapshots {
@@ -65,6 +75,7 @@ impl WindowSnapshots {
             path,
             current: Mutex::new(current),
             file: tokio::sync::Mutex::new(()),
+            generation: AtomicU64::new(0),
         })
     }
 
@@ -72,46 +83,52 @@ impl WindowSnapshots {
         self.lock().clone()
     }
 
-    /// Drops the snapshot at every app event, from a task of its own.
+    /// Drops the snapshot when an app event may change what it shows, as
+    /// the event is emitted: a snapshot sent after it is kept.
     pub(crate) fn follow(self: &Arc<Self>, events: &AppEvents) {
-        let mut events = events.subscribe();
         let snapshots = Arc::downgrade(self);
-        tokio::spawn(async move {
-            loop {
-                let event = match events.recv().await {
-                    Ok(event) => Some(event),
-                    Err(broadcast::error::RecvError::Lagged(_)) => None,
-                    Err(broadcast::error::RecvError::Closed) => return,
-                };
-                let Some(snapshots) = snapshots.upgrade() else {
-                    return;
-                };
-                let Some(snapshot) = snapshots.current() else {
-                    continue;
-                };
-                if event
+        let runtime = tokio::runtime::Handle::current();
+        events.watch(move |event| {
+            let Some(snapshots) = snapshots.upgrade() else {
+                return;
+            };
+            let generation = {
+                let mut current = snapshots.lock();
+                let changes = current
                     .as_ref()
-                    .is_none_or(|event| may_change(event, &snapshot.place))
-                {
-                    tracing::debug!(?event, "window snapshot dropped: something changed");
-                    snapshots.set(None).await;
+                    .is_some_and(|snapshot| may_change(event, &snapshot.place));
+                if !changes {
+                    return;
                 }
-            }
+                *current = None;
+                snapshots.generation.fetch_add(1, Ordering::SeqCst) + 1
+            };
+            tracing::debug!(?event, "window snapshot dropped: something changed");
+            runtime.spawn(async move {
+                let _file = snapshots.file.lock().await;
+                // Unless a newer snapshot came (and was written) since.
+                if snapshots.generation.load(Ordering::SeqCst) == generation {
+                    remove(&snapshots.path).await;
+                }
+            });
         });
     }
 
     /// Keeps `snapshot` (none: forgets the last one), here and in the file.
     async fn set(&self, snapshot: Option<Snapshot>) {
         let _file = self.file.lock().await;
-        let had = std::mem::replace(&mut *self.lock(), snapshot.clone()).is_some();
+        {
+            let mut current = self.lock();
+            self.generation.fetch_add(1, Ordering::SeqCst);
+            *current = snapshot.clone();
+        }
         match snapshot {
             Some(snapshot) => {
                 if let Err(error) = write(&self.path, &snapshot).await {
                     tracing::warn!(%error, "could not keep the window's snapshot");
                 }
             }
-            None if had => remove(&self.path).await,
-            None => {}
+            None => remove(&self.path).await,
         }
     }
 
@@ -130,14 +147,26 @@ fn may_change(event: &AppEvent, place: &WindowPlace) -> bool {
     }
 }
 
+/// Whether `a` and `b` fall on one day in `zone`.
+fn same_day(a: SystemTime, b: SystemTime, zone: &TimeZone) -> bool {
+    let day = |time: SystemTime| {
+        Timestamp::try_from(time)
+            .ok()
+            .map(|time| time.to_zoned(zone.clone()).date())
+    };
+    matches!((day(a), day(b)), (Some(a), Some(b)) if a == b)
+}
+
 /// The file: the header, the place as JSON on one line, then the markup.
 async fn read(path: &Path) -> Option<Snapshot> {
+    let taken = tokio::fs::metadata(path).await.ok()?.modified().ok()?;
     let text = tokio::fs::read_to_string(path).await.ok()?;
     let (place, html) = text.strip_prefix(HEADER)?.split_once('\n')?;
     let place = serde_json::from_str(place).ok()?;
     (!html.is_empty() && html.len() <= MAX_BYTES).then(|| Snapshot {
         html: Arc::from(html),
         place,
+        taken,
     })
 }
 
@@ -158,12 +187,13 @@ async fn remove(path: &Path) {
 
 impl Host {
     /// The main window's markup to show while a new window's page starts,
-    /// if nothing has changed since the window sent it and the new window
-    /// is made on the same place.
+    /// if nothing has changed since the window sent it, on the same day,
+    /// and the new window is made on the same place.
     pub fn window_snapshot(&self) -> Option<Arc<str>> {
         let snapshot = self.inner.snapshots.current()?;
         let place = self.window_place().unwrap_or_default();
-        (snapshot.place == place).then_some(snapshot.html)
+        let today = same_day(snapshot.taken, SystemTime::now(), &TimeZone::system());
+        (today && snapshot.place == place).then_some(snapshot.html)
     }
 
     /// Keeps what the main window shows (none: it shows something too
@@ -180,6 +210,7 @@ impl Host {
             .map(|html| Snapshot {
                 html: Arc::from(html),
                 place,
+                taken: SystemTime::now(),
             });
         self.inner.snapshots.set(snapshot).await;
         if too_large {
@@ -209,10 +240,10 @@ mod tests {
         }
     }
 
-    /// Waits for the snapshot's task to have seen what was emitted.
-    async fn dropped(host: &Host) {
+    /// Waits for the file's removal, which a task does after a drop.
+    async fn removed(path: &Path) {
         tokio::time::timeout(std::time::Duration::from_secs(10), async {
-            while host.window_snapshot().is_some() {
+            while path.exists() {
                 tokio::task::yield_now().await;
             }
         })
@@ -274,15 +305,49 @@ mod tests {
         host.inner
             .events
             .emit(AppEvent::ThreadsChanged { thread_id: None });
-        dropped(&host).await;
-        // The removal is ordered after the write, under the file's lock.
-        let _file = host.inner.snapshots.file.lock().await;
-        assert!(!root.path().join(FILE_NAME).exists());
-        drop(_file);
+        // Dropped as the event was emitted; the file follows.
+        assert_eq!(host.window_snapshot(), None);
+        removed(&root.path().join(FILE_NAME)).await;
+
+        // A snapshot sent after an event is kept, on disk too, whatever
+        // the order the drop's removal and the new write take.
+        host.inner
+            .events
+            .emit(AppEvent::ThreadsChanged { thread_id: None });
+        host.window_snapshot_set(snapshot("<div>after</div>"))
+            .await
+            .unwrap();
+        assert_eq!(host.window_snapshot().as_deref(), Some("<div>after</div>"));
+        host.close().await;
+        let host = crate::tests::open(&root).await;
+        assert_eq!(host.window_snapshot().as_deref(), Some("<div>after</div>"));
+        host.inner
+            .events
+            .emit(AppEvent::ThreadsChanged { thread_id: None });
+        removed(&root.path().join(FILE_NAME)).await;
         host.close().await;
         let host = crate::tests::open(&root).await;
         assert_eq!(host.window_snapshot(), None);
         assert_eq!(host.window_place(), None);
+    }
+
+    #[test]
+    fn a_snapshot_of_another_day_is_not_shown() {
+        let at = |text: &str| SystemTime::from(text.parse::<Timestamp>().unwrap());
+        let paris = TimeZone::get("Europe/Paris").unwrap();
+        let morning = at("2026-12-05T08:00:00Z");
+        assert!(same_day(
+            morning,
+            at("2026-12-05T22:30:00Z"),
+            &TimeZone::UTC
+        ));
+        assert!(!same_day(
+            morning,
+            at("2026-12-06T00:01:00Z"),
+            &TimeZone::UTC
+        ));
+        // 23:30 UTC is already the next day in Paris.
+        assert!(!same_day(morning, at("2026-12-05T23:30:00Z"), &paris));
     }
 
     #[test]
