@@ -277,14 +277,17 @@ impl RunService {
         owner: &str,
         params: ThreadSubscribeParams,
     ) -> Result<(ThreadSubscribeResponse, mpsc::Receiver<RunEventFrame>), ApiError> {
-        // An unknown thread is a mistake worth reporting, not an empty stream.
-        self.store
-            .thread(&params.thread_id)
-            .await
-            .map_err(store_err)?;
+        // Registered at the call, before any wait: a run started just before
+        // cannot end unseen while the thread is looked up.
         let subscription = self
             .registry
             .subscribe(&params.thread_id, params.since, owner);
+        // An unknown thread is a mistake worth reporting, not an empty stream.
+        if let Err(error) = self.store.thread(&params.thread_id).await {
+            self.registry
+                .unsubscribe(&params.thread_id, &subscription.id, owner);
+            return Err(store_err(error));
+        }
         Ok((
             ThreadSubscribeResponse {
                 subscription_id: subscription.id,

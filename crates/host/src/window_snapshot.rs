@@ -233,6 +233,20 @@ mod tests {
         }
     }
 
+    async fn keep(host: &Host, html: &str) {
+        host.window_snapshot_set(snapshot(html)).await.unwrap();
+    }
+
+    fn shown(host: &Host) -> Option<String> {
+        host.window_snapshot().map(|html| html.to_string())
+    }
+
+    fn change(host: &Host) {
+        host.inner
+            .events
+            .emit(AppEvent::ThreadsChanged { thread_id: None });
+    }
+
     fn on_thread(thread_id: &str) -> WindowPlace {
         WindowPlace {
             screen: WindowScreen::Inbox,
@@ -257,39 +271,33 @@ mod tests {
         let host = crate::tests::open(&root).await;
         assert_eq!(host.window_snapshot(), None);
         host.window_place_set(on_thread("t1")).await.unwrap();
-        host.window_snapshot_set(snapshot("<div class=\"shell\">t1</div>"))
-            .await
-            .unwrap();
+        keep(&host, "<div class=\"shell\">t1</div>").await;
         assert_eq!(
-            host.window_snapshot().as_deref(),
+            shown(&host).as_deref(),
             Some("<div class=\"shell\">t1</div>")
         );
         // Another place: a window made there shows its own page only.
         host.window_place_set(WindowPlace::default()).await.unwrap();
         assert_eq!(host.window_snapshot(), None);
-        host.window_snapshot_set(snapshot("<div class=\"shell\">inbox</div>"))
-            .await
-            .unwrap();
+        keep(&host, "<div class=\"shell\">inbox</div>").await;
         host.close().await;
 
         // A start opens on the inbox, where this one was taken.
         let host = crate::tests::open(&root).await;
         assert_eq!(host.window_place(), None);
         assert_eq!(
-            host.window_snapshot().as_deref(),
+            shown(&host).as_deref(),
             Some("<div class=\"shell\">inbox</div>")
         );
         // Taken on a thread: a start, on the inbox, does not show it.
         host.window_place_set(on_thread("t1")).await.unwrap();
-        host.window_snapshot_set(snapshot("<div class=\"shell\">t1</div>"))
-            .await
-            .unwrap();
+        keep(&host, "<div class=\"shell\">t1</div>").await;
         host.close().await;
         let host = crate::tests::open(&root).await;
         assert_eq!(host.window_snapshot(), None);
         host.window_place_set(on_thread("t1")).await.unwrap();
         assert_eq!(
-            host.window_snapshot().as_deref(),
+            shown(&host).as_deref(),
             Some("<div class=\"shell\">t1</div>")
         );
     }
@@ -298,32 +306,22 @@ mod tests {
     async fn any_change_drops_the_snapshot_here_and_on_disk() {
         let root = TempDataRoot::new().unwrap();
         let host = crate::tests::open(&root).await;
-        host.window_snapshot_set(snapshot("<div>before</div>"))
-            .await
-            .unwrap();
+        keep(&host, "<div>before</div>").await;
         assert!(root.path().join(FILE_NAME).exists());
-        host.inner
-            .events
-            .emit(AppEvent::ThreadsChanged { thread_id: None });
+        change(&host);
         // Dropped as the event was emitted; the file follows.
         assert_eq!(host.window_snapshot(), None);
         removed(&root.path().join(FILE_NAME)).await;
 
         // A snapshot sent after an event is kept, on disk too, whatever
         // the order the drop's removal and the new write take.
-        host.inner
-            .events
-            .emit(AppEvent::ThreadsChanged { thread_id: None });
-        host.window_snapshot_set(snapshot("<div>after</div>"))
-            .await
-            .unwrap();
-        assert_eq!(host.window_snapshot().as_deref(), Some("<div>after</div>"));
+        change(&host);
+        keep(&host, "<div>after</div>").await;
+        assert_eq!(shown(&host).as_deref(), Some("<div>after</div>"));
         host.close().await;
         let host = crate::tests::open(&root).await;
-        assert_eq!(host.window_snapshot().as_deref(), Some("<div>after</div>"));
-        host.inner
-            .events
-            .emit(AppEvent::ThreadsChanged { thread_id: None });
+        assert_eq!(shown(&host).as_deref(), Some("<div>after</div>"));
+        change(&host);
         removed(&root.path().join(FILE_NAME)).await;
         host.close().await;
         let host = crate::tests::open(&root).await;
@@ -369,9 +367,7 @@ mod tests {
     async fn a_snapshot_too_large_or_none_forgets_the_last() {
         let root = TempDataRoot::new().unwrap();
         let host = crate::tests::open(&root).await;
-        host.window_snapshot_set(snapshot("<div>small</div>"))
-            .await
-            .unwrap();
+        keep(&host, "<div>small</div>").await;
         let error = host
             .window_snapshot_set(snapshot(&"x".repeat(MAX_BYTES + 1)))
             .await
@@ -379,9 +375,7 @@ mod tests {
         assert!(error.message.starts_with("html:"), "{}", error.message);
         assert_eq!(host.window_snapshot(), None);
 
-        host.window_snapshot_set(snapshot("<div>small</div>"))
-            .await
-            .unwrap();
+        keep(&host, "<div>small</div>").await;
         host.window_snapshot_set(WindowSnapshot { html: None })
             .await
             .unwrap();

@@ -383,6 +383,14 @@ async fn bad_starts_are_refused_without_side_effects() {
         .await
         .unwrap_err();
     assert_eq!(missing.code, ErrorCode::NotFound);
+    let unknown = host
+        .thread_subscribe(ThreadSubscribeParams {
+            thread_id: "no-such-thread".to_owned(),
+            since: None,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code, ErrorCode::NotFound);
     let list = host
         .thread_list(pizza_protocol::ThreadListParams::default())
         .await
