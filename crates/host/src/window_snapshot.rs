@@ -9,7 +9,8 @@
 //!
 //! A snapshot is only shown while it is true: an app event after it that
 //! may change what it shows (a thread changed, a run moved, a notification
-//! clicked, an MCP server's status; not the skills catalog on the inbox)
+//! clicked, an MCP server's status; the skills catalog only on the Skills
+//! and MCP pages)
 //! drops it, and so
 //! does a run the last shutdown interrupted; and only in a window made on
 //! the place (screen and thread) it was taken on, the day it was taken
@@ -138,11 +139,14 @@ impl WindowSnapshots {
 }
 
 /// Whether `event` may change what a window on `place` shows: every event
-/// does, but for the skills catalog (loaded in the background at every
-/// start) and plugins, which the inbox does not show.
+/// does, but for the skills catalog (recompiled at every start, as MCP
+/// servers settle) and plugins, which only the Skills and MCP pages show
+/// (and follow).
 fn may_change(event: &AppEvent, place: &WindowPlace) -> bool {
     match event {
-        AppEvent::SkillsChanged | AppEvent::PluginsChanged => place.screen != WindowScreen::Inbox,
+        AppEvent::SkillsChanged | AppEvent::PluginsChanged => {
+            matches!(place.screen, WindowScreen::Skills | WindowScreen::Mcp)
+        }
         _ => true,
     }
 }
@@ -349,15 +353,25 @@ mod tests {
     }
 
     #[test]
-    fn the_skills_catalog_changes_only_what_the_skills_page_shows() {
+    fn the_skills_catalog_changes_only_what_the_skills_and_mcp_pages_show() {
         let inbox = WindowPlace::default();
         let skills = WindowPlace {
             screen: WindowScreen::Skills,
             thread_id: None,
         };
+        let settings = WindowPlace {
+            screen: WindowScreen::Settings,
+            thread_id: None,
+        };
+        let mcp = WindowPlace {
+            screen: WindowScreen::Mcp,
+            thread_id: None,
+        };
         assert!(!may_change(&AppEvent::SkillsChanged, &inbox));
         assert!(!may_change(&AppEvent::PluginsChanged, &on_thread("t1")));
+        assert!(!may_change(&AppEvent::SkillsChanged, &settings));
         assert!(may_change(&AppEvent::SkillsChanged, &skills));
+        assert!(may_change(&AppEvent::PluginsChanged, &mcp));
         let threads = AppEvent::ThreadsChanged { thread_id: None };
         assert!(may_change(&threads, &inbox));
         assert!(may_change(&threads, &skills));
