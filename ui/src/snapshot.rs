@@ -1,6 +1,6 @@
 //! The main window's look, kept by the host for the next window to show at
 //! once while its page starts (`ui/snapshot.js` shows and takes it; the
-//! host drops it when anything changes, `window_snapshot.rs`).
+//! host drops it when what it shows may change, `window_snapshot.rs`).
 
 use crate::ipc::invoke;
 use leptos::prelude::*;

@@ -7,17 +7,16 @@
 //! reopen after the window was released) shows that markup, inert, until
 //! its own inbox has its list (`ui/snapshot.js`).
 //!
-//! A snapshot is only shown while it is true: an app event after it that
-//! may change what it shows (a thread changed, a run moved, a notification
-//! clicked, an MCP server's status; the skills catalog only on the Skills
-//! and MCP pages)
-//! drops it, and so
-//! does a run the last shutdown interrupted; and only in a window made on
-//! the place (screen and thread) it was taken on, the day it was taken
-//! (the list groups threads by day). It is kept in the data
-//! root across restarts, with that place and the version of the app that
-//! took it; a start opens on the inbox with no thread, so it shows the
-//! snapshot only if that is where the window was left.
+//! A snapshot is only shown while it is true. An app event after it that
+//! may change what it shows drops it (a thread changed, a run moved, a
+//! notification clicked, an MCP server's status; the skills catalog only on
+//! the Skills and MCP pages), and so does a run the last shutdown
+//! interrupted. It is shown only in a window made on the place (screen and
+//! thread) it was taken on, on the day it was taken (the list groups
+//! threads by day). It is kept in the data root across restarts, with that
+//! place and the version of the app that took it; a start opens on the
+//! inbox with no thread, so it shows the snapshot only if that is where the
+//! window was left.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
