@@ -153,7 +153,7 @@ async fn an_unusable_data_root_is_explained_in_the_window() -> Result<()> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_restart_shows_the_last_inbox_at_once_then_its_own() -> Result<()> {
+async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Result<()> {
     let sandbox = Sandbox::new()?;
     crate::seed::data_root(&sandbox.data_root(), async |store| {
         crate::seed::thread(store, "Sourdough starter", 1, None).await?;
@@ -162,15 +162,27 @@ async fn a_restart_shows_the_last_inbox_at_once_then_its_own() -> Result<()> {
     })
     .await?;
     let kept = sandbox.data_root().join("window-snapshot.html");
+    let row = |title: &str| {
+        format!(
+            "[...document.querySelectorAll('[data-testid=thread-row]')].find(r => r.textContent.includes('{title}')).querySelector('.thread__main').click(); return true"
+        )
+    };
+    let pane_title =
+        "return document.querySelector('[data-testid=thread-pane-title]')?.textContent ?? null";
     let app = App::start(&sandbox, "snapshot").await?;
     app.run(async |app| {
         app.find("[data-testid=thread-row]").await?;
+        app.eval(&row("Sourdough starter")).await?;
+        app.wait_for_value(pane_title, &json!("Sourdough starter"))
+            .await?;
         // Still for a moment, the page sends the host its look, without
         // what only the live page has (ids, test ids).
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             let text = std::fs::read_to_string(&kept).unwrap_or_default();
-            if text.contains("Sourdough starter") && text.contains("Oven temperatures") {
+            if text.contains("Question 0 about Sourdough starter?")
+                && text.contains("Oven temperatures")
+            {
                 ensure!(!text.contains("data-testid"), "the snapshot keeps test ids");
                 return Ok(());
             }
@@ -182,10 +194,14 @@ async fn a_restart_shows_the_last_inbox_at_once_then_its_own() -> Result<()> {
 
     let app = App::start(&sandbox, "snapshot-restart").await?;
     app.run(async |app| {
-        // Shown before the page's own inbox, then gone; the inbox is live.
+        // Made on the thread it was left on, its look shown before the
+        // page's own, then gone; the page is live.
         app.wait_for_value(SNAPSHOT_SHOWN, &json!(true)).await?;
-        app.click("[data-testid=thread-row] .thread__main").await?;
-        app.find("[data-testid=thread-pane-title]").await?;
+        app.wait_for_value(pane_title, &json!("Sourdough starter"))
+            .await?;
+        app.eval(&row("Oven temperatures")).await?;
+        app.wait_for_value(pane_title, &json!("Oven temperatures"))
+            .await?;
         Ok(())
     })
     .await?;

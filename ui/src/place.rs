@@ -1,8 +1,8 @@
 //! Where the main window is, kept by the host: a window made again after it
-//! was released (closed to the tray) gets the screen and thread the person
-//! left in its page's address (src-tauri/src/main_window.rs) and mounts
-//! there, so its first paint is that place. The first painted inbox is
-//! reported for the start-up figures.
+//! was released (closed to the tray), or at the next start, gets the screen
+//! and thread the person left in its page's address
+//! (src-tauri/src/main_window.rs) and mounts there, so its first paint is
+//! that place. The first painted inbox is reported for the start-up figures.
 
 use crate::ipc::invoke;
 use crate::screen::Screen;

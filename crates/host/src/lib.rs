@@ -239,7 +239,7 @@ impl Host {
             Arc::clone(&approvals),
             Arc::clone(&skills),
         );
-        let presence = Arc::new(presence::WindowPresence::default());
+        let presence = Arc::new(presence::WindowPresence::open(&store).await);
         let notifications = Arc::new(notify::Notifications::new(
             options.notifier,
             store.clone(),

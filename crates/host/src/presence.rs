@@ -1,13 +1,17 @@
 //! Window presence: whether the main window is shown and focused, and which
 //! thread it shows. One service owns it, so the unread rule (run-end
 //! maintenance) and the notification rule (the notifier) read one truth.
+//! It also keeps where the window was left (screen and thread), in the
+//! settings too: a window made again, and the next start, land there.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use pizza_protocol::{ApiError, ThreadId, WindowPaintedParams, WindowPlace};
+use pizza_store::Store;
 
 use crate::Host;
+use crate::settings::keys;
 
 #[derive(Debug)]
 pub(crate) struct WindowPresence {
@@ -17,8 +21,12 @@ pub(crate) struct WindowPresence {
     shown: AtomicBool,
     /// Whether the main window has the input focus.
     focused: AtomicBool,
-    /// Where the main window last said it was.
+    /// Where the main window last said it was (at start, where the last
+    /// session left it).
     place: Mutex<Option<WindowPlace>>,
+    /// Orders the writes of the place to the settings: the last one kept
+    /// is the place now.
+    keeping: tokio::sync::Mutex<()>,
 }
 
 impl Default for WindowPresence {
@@ -28,11 +36,35 @@ impl Default for WindowPresence {
             shown: AtomicBool::new(true),
             focused: AtomicBool::new(false),
             place: Mutex::default(),
+            keeping: tokio::sync::Mutex::default(),
         }
     }
 }
 
 impl WindowPresence {
+    /// Presence at start: the window is made where the last session left
+    /// it, without a thread deleted since.
+    pub(crate) async fn open(store: &Store) -> Self {
+        let presence = Self::default();
+        let place = match keys::WINDOW_PLACE.read(store).await {
+            Ok(place) => place,
+            Err(error) => {
+                tracing::warn!(%error, "could not read where the window was left");
+                None
+            }
+        };
+        if let Some(mut place) = place {
+            if let Some(thread_id) = &place.thread_id
+                && let Err(error) = store.thread(thread_id).await
+            {
+                tracing::info!(%error, "the window was left on a thread that is gone");
+                place.thread_id = None;
+            }
+            presence.set_place(place);
+        }
+        presence
+    }
+
     pub(crate) fn set_viewing(&self, thread_id: Option<ThreadId>) {
         *self.viewing.lock().unwrap_or_else(PoisonError::into_inner) = thread_id;
     }
@@ -45,8 +77,14 @@ impl WindowPresence {
         self.focused.store(focused, Ordering::Relaxed);
     }
 
-    pub(crate) fn set_place(&self, place: WindowPlace) {
-        *self.place.lock().unwrap_or_else(PoisonError::into_inner) = Some(place);
+    /// Keeps `place`; false when it is where the window already was.
+    pub(crate) fn set_place(&self, place: WindowPlace) -> bool {
+        let mut current = self.place.lock().unwrap_or_else(PoisonError::into_inner);
+        if current.as_ref() == Some(&place) {
+            return false;
+        }
+        *current = Some(place);
+        true
     }
 
     /// The thread someone is looking at: none while the window is hidden.
@@ -72,8 +110,9 @@ impl WindowPresence {
 }
 
 impl Host {
-    /// Where the main window last said it was; `None` before it first did.
-    /// A window made again gets it in its page's address.
+    /// Where the main window last said it was, or where the last session
+    /// left it; `None` before any window said. A window made (again, or at
+    /// start) gets it in its page's address.
     pub fn window_place(&self) -> Option<WindowPlace> {
         self.inner
             .presence
@@ -83,9 +122,19 @@ impl Host {
             .clone()
     }
 
-    /// Keeps where the main window is, for a window made again.
+    /// Keeps where the main window is, for a window made again and the
+    /// next start. Not kept across a restart, the place still holds for
+    /// this session: the window is not told.
     pub async fn window_place_set(&self, place: WindowPlace) -> Result<(), ApiError> {
-        self.inner.presence.set_place(place);
+        if !self.inner.presence.set_place(place) {
+            return Ok(());
+        }
+        let _keeping = self.inner.presence.keeping.lock().await;
+        if let Some(place) = self.window_place()
+            && let Err(error) = keys::WINDOW_PLACE.write(&self.inner.store, &place).await
+        {
+            tracing::warn!(%error, "could not keep where the window was left");
+        }
         Ok(())
     }
 
@@ -105,11 +154,12 @@ impl Host {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pizza_protocol::WindowScreen;
+    use pizza_protocol::{ThreadCreateParams, ThreadIdParams, WindowScreen};
+    use pizza_test_support::data_root::TempDataRoot;
 
     #[tokio::test]
     async fn the_window_place_is_kept_for_a_window_made_again() {
-        let root = pizza_test_support::data_root::TempDataRoot::new().unwrap();
+        let root = TempDataRoot::new().unwrap();
         let host = crate::tests::open(&root).await;
         assert_eq!(host.window_place(), None);
         let place = WindowPlace {
@@ -118,5 +168,53 @@ mod tests {
         };
         host.window_place_set(place.clone()).await.unwrap();
         assert_eq!(host.window_place(), Some(place));
+    }
+
+    #[tokio::test]
+    async fn a_start_lands_where_the_window_was_left_unless_its_thread_is_gone() {
+        let root = TempDataRoot::new().unwrap();
+        let host = crate::tests::open(&root).await;
+        let kept = host
+            .thread_create(ThreadCreateParams::default())
+            .await
+            .unwrap();
+        let gone = host
+            .thread_create(ThreadCreateParams::default())
+            .await
+            .unwrap();
+        let on = |screen, thread_id: Option<&str>| WindowPlace {
+            screen,
+            thread_id: thread_id.map(Into::into),
+        };
+
+        host.window_place_set(on(WindowScreen::Settings, None))
+            .await
+            .unwrap();
+        host.window_place_set(on(WindowScreen::Inbox, Some(&kept.id)))
+            .await
+            .unwrap();
+        host.close().await;
+        let host = crate::tests::open(&root).await;
+        assert_eq!(
+            host.window_place(),
+            Some(on(WindowScreen::Inbox, Some(&kept.id))),
+            "the last place, not the first"
+        );
+
+        host.window_place_set(on(WindowScreen::Automations, Some(&gone.id)))
+            .await
+            .unwrap();
+        host.thread_delete(ThreadIdParams {
+            thread_id: gone.id.clone(),
+        })
+        .await
+        .unwrap();
+        host.close().await;
+        let host = crate::tests::open(&root).await;
+        assert_eq!(
+            host.window_place(),
+            Some(on(WindowScreen::Automations, None)),
+            "its screen, without the deleted thread"
+        );
     }
 }

@@ -14,9 +14,8 @@
 //! interrupted. It is shown only in a window made on the place (screen and
 //! thread) it was taken on, on the day it was taken (the list groups
 //! threads by day). It is kept in the data root across restarts, with that
-//! place and the version of the app that took it; a start opens on the
-//! inbox with no thread, so it shows the snapshot only if that is where the
-//! window was left.
+//! place and the version of the app that took it; a start lands where the
+//! window was left (`presence.rs`), so it shows it.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -273,7 +272,12 @@ mod tests {
         let root = TempDataRoot::new().unwrap();
         let host = crate::tests::open(&root).await;
         assert_eq!(host.window_snapshot(), None);
-        host.window_place_set(on_thread("t1")).await.unwrap();
+        let thread = host
+            .thread_create(pizza_protocol::ThreadCreateParams::default())
+            .await
+            .unwrap();
+        let on_it = on_thread(&thread.id);
+        host.window_place_set(on_it.clone()).await.unwrap();
         keep(&host, "<div class=\"shell\">t1</div>").await;
         assert_eq!(
             shown(&host).as_deref(),
@@ -285,20 +289,18 @@ mod tests {
         keep(&host, "<div class=\"shell\">inbox</div>").await;
         host.close().await;
 
-        // A start opens on the inbox, where this one was taken.
+        // A start lands where the window was left, and shows its look.
         let host = crate::tests::open(&root).await;
-        assert_eq!(host.window_place(), None);
+        assert_eq!(host.window_place(), Some(WindowPlace::default()));
         assert_eq!(
             shown(&host).as_deref(),
             Some("<div class=\"shell\">inbox</div>")
         );
-        // Taken on a thread: a start, on the inbox, does not show it.
-        host.window_place_set(on_thread("t1")).await.unwrap();
+        host.window_place_set(on_it.clone()).await.unwrap();
         keep(&host, "<div class=\"shell\">t1</div>").await;
         host.close().await;
         let host = crate::tests::open(&root).await;
-        assert_eq!(host.window_snapshot(), None);
-        host.window_place_set(on_thread("t1")).await.unwrap();
+        assert_eq!(host.window_place(), Some(on_it));
         assert_eq!(
             shown(&host).as_deref(),
             Some("<div class=\"shell\">t1</div>")

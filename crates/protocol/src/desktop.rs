@@ -81,10 +81,11 @@ impl WindowScreen {
     }
 }
 
-/// Where the main window is: its screen and open thread. The host keeps it
-/// while the app runs, and a window made again after it was released (closed
-/// to the tray) gets it in its page's address (`?screen=…&thread=…`), so it
-/// lands where the person left it from its first paint.
+/// Where the main window is: its screen and open thread. The host keeps it,
+/// across restarts too, and a window made again after it was released
+/// (closed to the tray), or at the next start, gets it in its page's address
+/// (`?screen=…&thread=…`), so it lands where the person left it from its
+/// first paint.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WindowPlace {

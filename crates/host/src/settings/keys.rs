@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
 
-use pizza_protocol::{ApprovalPolicy, Theme};
+use pizza_protocol::{ApprovalPolicy, Theme, WindowPlace};
 use pizza_store as store;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -96,6 +96,10 @@ pub(crate) const DEFAULT_MODEL_AUTO: Key<String> = Key::fixed("models.default_au
 /// Context windows the user set, by `provider:model`.
 pub(crate) const CONTEXT_OVERRIDES: Key<BTreeMap<String, u32>> =
     Key::fixed("models.context_overrides");
+
+/// Where the main window was left (screen and thread): the next start
+/// lands there.
+pub(crate) const WINDOW_PLACE: Key<WindowPlace> = Key::fixed("window.place");
 
 /// The quick-ask shortcut (`""`: turned off; absent: the default).
 pub(crate) const QUICK_ASK_SHORTCUT: Key<String> = Key::fixed("desktop.quick_ask_shortcut");
