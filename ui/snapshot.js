@@ -19,7 +19,54 @@
   // shows itself after this.
   const GIVE_UP_MS = 10000;
 
+  const DAY_MS = 86400000;
+
   const cover = () => document.getElementById("snapshot");
+
+  // The thread list's rows grouped as of today: a snapshot taken on an
+  // earlier day has them under that day's headings. The list carries its
+  // groups as `[[name, days or null], …]` (`data-day-groups`,
+  // ui/src/screens/inbox/day_groups.rs): a row is in the first group whose
+  // start, local midnight today less `days` days, it is not older than.
+  // Rows are in the list's order, newest first, so each group is a run of
+  // them. Left as taken when anything is missing.
+  const regroup = (root) => {
+    const list = root.querySelector("[data-day-groups]");
+    if (!list) return;
+    const sections = [...list.querySelectorAll(":scope > [data-day-group]")];
+    const rows = sections.flatMap((section) => [
+      ...section.querySelectorAll(":scope > [role=listitem]"),
+    ]);
+    let table;
+    try {
+      table = JSON.parse(list.dataset.dayGroups);
+    } catch {
+      return;
+    }
+    const heading = sections[0]?.querySelector(":scope > .threads__heading");
+    if (!heading || !Array.isArray(table)) return;
+    if (rows.some((row) => !row.dataset.activity)) return;
+    const midnight = new Date().setHours(0, 0, 0, 0);
+    const groupOf = (at) =>
+      table.find(([, days]) => days === null || at >= midnight - days * DAY_MS)?.[0];
+    const after = sections[sections.length - 1].nextSibling;
+    const made = sections[0].cloneNode(false);
+    for (const section of sections) section.remove();
+    let section = null;
+    let name = null;
+    for (const row of rows) {
+      const group = groupOf(Number(row.dataset.activity)) ?? name;
+      if (!section || group !== name) {
+        name = group;
+        section = made.cloneNode(false);
+        const title = heading.cloneNode(false);
+        title.textContent = name;
+        section.append(title);
+        list.insertBefore(section, after);
+      }
+      section.append(row);
+    }
+  };
   const reveal = () => cover()?.remove();
 
   const shown = window.__pizzaSnapshot;
@@ -30,6 +77,7 @@
     element.inert = true;
     element.setAttribute("aria-hidden", "true");
     element.innerHTML = shown;
+    regroup(element);
     document.body.prepend(element);
     for (const scrolled of element.querySelectorAll("[data-scroll-top]")) {
       scrolled.scrollTop = Number(scrolled.dataset.scrollTop) || 0;
@@ -102,5 +150,5 @@
     later();
   };
 
-  window.pizzaSnapshot = { reveal, watch };
+  window.pizzaSnapshot = { reveal, watch, regroup };
 })();

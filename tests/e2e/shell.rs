@@ -184,11 +184,30 @@ async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Re
                 && text.contains("Oven temperatures")
             {
                 ensure!(!text.contains("data-testid"), "the snapshot keeps test ids");
-                return Ok(());
+                break;
             }
             ensure!(Instant::now() < deadline, "no snapshot was kept: {text:?}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        // Shown on a later day, its rows go under that day's headings: the
+        // live list's markup, as if its threads had last moved two days
+        // earlier, regrouped as the snapshot is shown.
+        let headings = app
+            .eval(
+                "const copy = document.createElement('div');
+                 copy.innerHTML = document.querySelector('body > .shell').outerHTML;
+                 const rows = copy.querySelectorAll('[data-activity]');
+                 for (const row of rows) row.dataset.activity = String(Number(row.dataset.activity) - 2 * 86400000);
+                 window.pizzaSnapshot.regroup(copy);
+                 const after = [...copy.querySelectorAll('.threads__heading')].map(h => [h.textContent, h.parentElement.querySelectorAll('[role=listitem]').length]);
+                 return [rows.length, after];",
+            )
+            .await?;
+        ensure!(
+            headings == json!([2, [["Previous 7 days", 2]]]),
+            "regrouped: {headings}"
+        );
+        Ok(())
     })
     .await?;
 

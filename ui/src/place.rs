@@ -59,6 +59,7 @@ pub(crate) fn screen_of(place: &WindowPlace) -> Screen {
 /// Opens the place's thread, then tells the host every move.
 pub(crate) fn restore_and_follow(place: WindowPlace, screen: RwSignal<Screen>, inbox: Inbox) {
     if let Some(thread_id) = place.thread_id {
+        crate::snapshot::await_thread();
         inbox.open(thread_id, None);
     }
     Effect::new(move |_| {

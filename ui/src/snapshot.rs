@@ -5,6 +5,7 @@
 use crate::ipc::invoke;
 use leptos::prelude::*;
 use pizza_protocol::{WindowSnapshot, cmd};
+use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -15,8 +16,43 @@ extern "C" {
     fn js_watch(send: &Closure<dyn Fn(Option<String>)>) -> Result<(), JsValue>;
 }
 
+/// A part of the page's first look that the snapshot stays for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Part {
+    /// The thread list (every window).
+    List = 1,
+    /// The thread the window was made on, if any.
+    Thread = 2,
+}
+
+thread_local! {
+    /// The parts not painted yet: the list, and the thread once
+    /// `await_thread` says the window was made on one.
+    static AWAITED: Cell<u8> = const { Cell::new(Part::List as u8) };
+}
+
+/// The window was made on a thread: its snapshot shows that thread's
+/// messages, so it stays until the page's own are rendered too (the list
+/// comes first; between the two the pane would flash empty).
+pub(crate) fn await_thread() {
+    AWAITED.set(AWAITED.get() | Part::Thread as u8);
+}
+
+/// `part` is rendered, or has failed (it then says so): the snapshot goes
+/// once nothing else is awaited. Later calls do nothing.
+pub(crate) fn painted(part: Part) {
+    if AWAITED.get() == 0 {
+        return;
+    }
+    let left = AWAITED.get() & !(part as u8);
+    AWAITED.set(left);
+    if left == 0 {
+        reveal();
+    }
+}
+
 /// Removes the last window's snapshot, in the frame that paints what was
-/// just rendered (the page's own inbox, or why it has none).
+/// just rendered (the page's own look, or why it has none).
 pub(crate) fn reveal() {
     request_animation_frame(|| {
         let _ = js_reveal();

@@ -12,8 +12,8 @@
 //! notification clicked, an MCP server's status; the skills catalog only on
 //! the Skills and MCP pages), and so does a run the last shutdown
 //! interrupted. It is shown only in a window made on the place (screen and
-//! thread) it was taken on, on the day it was taken (the list groups
-//! threads by day). It is kept in the data root across restarts, with that
+//! thread) it was taken on; a screen other than the inbox only on the day
+//! it was taken (the inbox's day groups are regrouped as it is shown). It is kept in the data root across restarts, with that
 //! place and the version of the app that took it; a start lands where the
 //! window was left (`presence.rs`), so it shows it.
 
@@ -149,6 +149,15 @@ fn may_change(event: &AppEvent, place: &WindowPlace) -> bool {
     }
 }
 
+/// Whether a snapshot taken on `place` still shows the truth on a later
+/// day. The inbox's only words that follow the day are the thread list's
+/// groups (Today, Yesterday…), which `ui/snapshot.js` regroups by the rows'
+/// last activity as it shows them; other screens (the automations' "next
+/// run: tomorrow 09:00") are shown only on the day they were taken.
+fn holds_on_later_days(place: &WindowPlace) -> bool {
+    place.screen == WindowScreen::Inbox
+}
+
 /// Whether `a` and `b` fall on one day in `zone`.
 fn same_day(a: SystemTime, b: SystemTime, zone: &TimeZone) -> bool {
     let day = |time: SystemTime| {
@@ -194,8 +203,9 @@ impl Host {
     pub fn window_snapshot(&self) -> Option<Arc<str>> {
         let snapshot = self.inner.snapshots.current()?;
         let place = self.window_place().unwrap_or_default();
-        let today = same_day(snapshot.taken, SystemTime::now(), &TimeZone::system());
-        (today && snapshot.place == place).then_some(snapshot.html)
+        let holds = holds_on_later_days(&place)
+            || same_day(snapshot.taken, SystemTime::now(), &TimeZone::system());
+        (holds && snapshot.place == place).then_some(snapshot.html)
     }
 
     /// Keeps what the main window shows (none: it shows something too
@@ -351,6 +361,29 @@ mod tests {
         ));
         // 23:30 UTC is already the next day in Paris.
         assert!(!same_day(morning, at("2026-12-05T23:30:00Z"), &paris));
+    }
+
+    #[tokio::test]
+    async fn only_the_inbox_is_shown_on_a_later_day() {
+        let root = TempDataRoot::new().unwrap();
+        let path = root.path().join(FILE_NAME);
+        let settings = WindowPlace {
+            screen: WindowScreen::Settings,
+            thread_id: None,
+        };
+        let two_days_ago = SystemTime::now() - std::time::Duration::from_secs(2 * 86_400);
+        for (place, shown_then) in [(WindowPlace::default(), true), (settings, false)] {
+            let host = crate::tests::open(&root).await;
+            host.window_place_set(place).await.unwrap();
+            keep(&host, "<div>earlier</div>").await;
+            host.close().await;
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(two_days_ago).unwrap();
+            drop(file);
+            let host = crate::tests::open(&root).await;
+            assert_eq!(shown(&host).is_some(), shown_then);
+            host.close().await;
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod approval_edit;
 mod approval_preview;
 mod attachments;
 mod composer;
+mod day_groups;
 mod delegation;
 mod folders;
 mod gauge;

@@ -124,7 +124,7 @@ impl Inbox {
                     }
                     Err(error) => self.error.set(Some(error)),
                 }
-                crate::snapshot::reveal();
+                crate::snapshot::painted(crate::snapshot::Part::List);
             });
         });
         Effect::new(move |_| {

@@ -1,6 +1,7 @@
 //! The sidebar's thread list: Pinned, then Today / Yesterday / Previous 7
 //! days / Older, with per-thread actions.
 
+use super::day_groups::{DAY_GROUPS, PINNED, follow_today, group_of, groups};
 use super::state::{ConfirmRequest, Inbox, use_inbox};
 use crate::ipc::invoke;
 use crate::keys::window_lost_focus;
@@ -8,35 +9,6 @@ use leptos::prelude::*;
 use pizza_protocol::{
     FolderMove, RunBrief, RunStatus, ThreadIdParams, ThreadSummary, ThreadUpdateParams, cmd,
 };
-
-const DAY_MS: f64 = 86_400_000.0;
-
-/// Local midnight today, in ms since the epoch.
-fn today_start() -> f64 {
-    let now = js_sys::Date::new_0();
-    now.set_hours(0);
-    now.set_minutes(0);
-    now.set_seconds(0);
-    now.set_milliseconds(0);
-    now.get_time()
-}
-
-const GROUPS: [&str; 5] = ["Pinned", "Today", "Yesterday", "Previous 7 days", "Older"];
-
-fn group_of(thread: &ThreadSummary, today: f64) -> &'static str {
-    let at = thread.last_activity_at as f64;
-    if thread.pinned {
-        GROUPS[0]
-    } else if at >= today {
-        GROUPS[1]
-    } else if at >= today - DAY_MS {
-        GROUPS[2]
-    } else if at >= today - 7.0 * DAY_MS {
-        GROUPS[3]
-    } else {
-        GROUPS[4]
-    }
-}
 
 /// Everything a row shows: a row is re-created only when this changes, so
 /// a list refresh never disturbs a row being renamed or a menu being open.
@@ -103,22 +75,24 @@ impl Outcome {
 #[component]
 pub(crate) fn ThreadList() -> impl IntoView {
     let inbox = use_inbox();
-    let today = today_start();
+    let today = follow_today(inbox);
     let present = move || {
+        let today = today.get();
         inbox.threads.with(|threads| {
-            GROUPS
-                .into_iter()
+            groups()
                 .filter(|group| threads.iter().any(|t| group_of(t, today) == *group))
                 .collect::<Vec<_>>()
         })
     };
+    let day_groups = serde_json::to_string(&DAY_GROUPS).unwrap_or_default();
     view! {
-        <div class="threads" role="list" aria-label="Threads" data-testid="thread-list">
+        <div class="threads" role="list" aria-label="Threads" data-testid="thread-list"
+            data-day-groups=day_groups>
             <Show when=move || inbox.threads.with(Vec::is_empty)>
                 <p class="sidebar__empty muted">{move || empty_text(inbox)}</p>
             </Show>
             <For each=present key=|group| *group let:group>
-                <section class="threads__group">
+                <section class="threads__group" data-day-group=group != PINNED>
                     <h3 class="threads__heading">{group}</h3>
                     <For
                         each=move || {
@@ -126,7 +100,7 @@ pub(crate) fn ThreadList() -> impl IntoView {
                                 .threads
                                 .get()
                                 .into_iter()
-                                .filter(|t| group_of(t, today) == group)
+                                .filter(|t| group_of(t, today.get()) == group)
                                 .collect::<Vec<_>>()
                         }
                         key=row_key
@@ -192,6 +166,19 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     };
     let outcome = thread.last_run.as_ref().and_then(Outcome::of);
     let row_id = id.clone();
+    // When it last moved, for a snapshot's rows regrouped on a later day
+    // (the row is not made again when only this changes).
+    let activity = {
+        let id = id.clone();
+        Memo::new(move |_| {
+            inbox.threads.with(|threads| {
+                threads
+                    .iter()
+                    .find(|t| t.id == id)
+                    .map(|t| t.last_activity_at)
+            })
+        })
+    };
     let running = {
         let id = id.clone();
         Memo::new(move |_| inbox.running.with(|r| r.contains(&id)))
@@ -238,6 +225,7 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
             role="listitem"
             data-testid="thread-row"
             data-thread-id=id
+            data-activity=move || activity.get()
         >
             {body}
             <button

@@ -135,77 +135,91 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
 fn open(inbox: Inbox, feed: Feed, run: RunState, thread_id: String, focus_seq: Option<i64>) {
     let queue_asked_at = inbox.queues.with_untracked(|q| q.version(&thread_id));
     leptos::task::spawn_local(async move {
-        // Subscribed first, read second: a run that ends between the two is
-        // then in the page read or in the frames, never in neither (a run
-        // sent at once from a new thread, under load, used to vanish).
-        if let Err(error) = run.subscribe_and_wait(None).await {
-            return inbox.report(error);
-        }
-        let params = ThreadGetParams {
+        load(inbox, feed, run, thread_id, focus_seq, queue_asked_at).await;
+        // A window made on this thread shows its last look until now.
+        crate::snapshot::painted(crate::snapshot::Part::Thread);
+    });
+}
+
+/// Reads the thread's page into the feed, with its run's state.
+async fn load(
+    inbox: Inbox,
+    feed: Feed,
+    run: RunState,
+    thread_id: String,
+    focus_seq: Option<i64>,
+    queue_asked_at: u64,
+) {
+    // Subscribed first, read second: a run that ends between the two is
+    // then in the page read or in the frames, never in neither (a run
+    // sent at once from a new thread, under load, used to vanish).
+    if let Err(error) = run.subscribe_and_wait(None).await {
+        return inbox.report(error);
+    }
+    let params = ThreadGetParams {
+        thread_id: thread_id.clone(),
+        before_seq: None,
+        limit: Some(PAGE),
+    };
+    let header = feed.thread_asked.ask();
+    let mut detail = match invoke::<cmd::ThreadGet>(&params).await {
+        Ok(detail) => detail,
+        Err(error) => return inbox.report(error),
+    };
+    let oldest = detail.messages.first().map_or(i64::MAX, |m| m.seq);
+    // A search hit further back: open a page around it instead of the end.
+    if let Some(seq) = focus_seq
+        && seq < oldest
+    {
+        let around = ThreadGetParams {
             thread_id: thread_id.clone(),
-            before_seq: None,
+            before_seq: Some(seq + i64::from(PAGE) / 2),
             limit: Some(PAGE),
         };
-        let header = feed.thread_asked.ask();
-        let mut detail = match invoke::<cmd::ThreadGet>(&params).await {
-            Ok(detail) => detail,
-            Err(error) => return inbox.report(error),
-        };
-        let oldest = detail.messages.first().map_or(i64::MAX, |m| m.seq);
-        // A search hit further back: open a page around it instead of the end.
-        if let Some(seq) = focus_seq
-            && seq < oldest
-        {
-            let around = ThreadGetParams {
-                thread_id: thread_id.clone(),
-                before_seq: Some(seq + i64::from(PAGE) / 2),
-                limit: Some(PAGE),
-            };
-            match invoke::<cmd::ThreadGet>(&around).await {
-                Ok(page) => {
-                    let newest = page.messages.last().map_or(0, |m| m.seq);
-                    feed.more_after.set(newest < page.thread.last_seq);
-                    detail = page;
-                }
-                Err(error) => return inbox.report(error),
+        match invoke::<cmd::ThreadGet>(&around).await {
+            Ok(page) => {
+                let newest = page.messages.last().map_or(0, |m| m.seq);
+                feed.more_after.set(newest < page.thread.last_seq);
+                detail = page;
             }
+            Err(error) => return inbox.report(error),
         }
-        let unread = detail.thread.unread;
-        feed.more_before.set(detail.has_more_before);
-        // Frames that came first are newer than the page or in it.
-        let framed = run.has_frames();
-        feed.messages
-            .update(|shown| *shown = with_framed(std::mem::take(&mut detail.messages), shown));
-        if !framed {
-            run.resumable.set(detail.resumable);
-        }
-        if !framed || run.interrupt.with_untracked(Option::is_none) {
-            run.interrupt.set(detail.pending_interrupt.take());
-        }
-        run.seed_delegations(std::mem::take(&mut detail.delegations));
-        let queued = std::mem::take(&mut detail.queued);
-        inbox
-            .queues
-            .update(|q| q.seed(thread_id.clone(), queue_asked_at, queued));
-        run.model.set(detail.thread.model.clone());
-        super::gauge::show_stored(inbox, &thread_id, detail.context);
-        if header.is_newest() {
-            feed.thread.set(Some(detail.thread));
-        }
-        if unread {
-            // Opening a thread is reading it.
-            update(
-                inbox,
-                ThreadUpdateParams {
-                    thread_id,
-                    unread: Some(false),
-                    ..ThreadUpdateParams::default()
-                },
-            );
-        }
-        request_animation_frame(move || scroll_to(focus_seq));
-        inbox.focus_seq.set(None);
-    });
+    }
+    let unread = detail.thread.unread;
+    feed.more_before.set(detail.has_more_before);
+    // Frames that came first are newer than the page or in it.
+    let framed = run.has_frames();
+    feed.messages
+        .update(|shown| *shown = with_framed(std::mem::take(&mut detail.messages), shown));
+    if !framed {
+        run.resumable.set(detail.resumable);
+    }
+    if !framed || run.interrupt.with_untracked(Option::is_none) {
+        run.interrupt.set(detail.pending_interrupt.take());
+    }
+    run.seed_delegations(std::mem::take(&mut detail.delegations));
+    let queued = std::mem::take(&mut detail.queued);
+    inbox
+        .queues
+        .update(|q| q.seed(thread_id.clone(), queue_asked_at, queued));
+    run.model.set(detail.thread.model.clone());
+    super::gauge::show_stored(inbox, &thread_id, detail.context);
+    if header.is_newest() {
+        feed.thread.set(Some(detail.thread));
+    }
+    if unread {
+        // Opening a thread is reading it.
+        update(
+            inbox,
+            ThreadUpdateParams {
+                thread_id,
+                unread: Some(false),
+                ..ThreadUpdateParams::default()
+            },
+        );
+    }
+    request_animation_frame(move || scroll_to(focus_seq));
+    inbox.focus_seq.set(None);
 }
 
 /// The page read, with the messages frames delivered before it that it
