@@ -1,5 +1,6 @@
 //! The release app as a person leaves it running all day, measured: start-up
-//! (window mapped, inbox painted: the page reports it and the app logs it),
+//! (window mapped, inbox painted: the page reports it and the app logs it;
+//! the last window's look, on the inbox and on a long thread),
 //! PSS and RSS of the app and each WebKit process with the window shown and
 //! closed to the tray, CPU over a minute in both, reopening (from the tray's
 //! menu, and by a second launch as a launcher does), a soak of runs with
@@ -18,6 +19,9 @@ mod chat;
 #[path = "../e2e/harness.rs"]
 #[allow(dead_code)]
 mod harness;
+#[path = "../e2e/seed.rs"]
+#[allow(dead_code)]
+mod seed;
 #[path = "../e2e/x11.rs"]
 #[allow(dead_code)]
 mod x11;
@@ -26,6 +30,8 @@ mod x11;
 mod figures;
 #[path = "desktop/responsiveness.rs"]
 mod responsiveness;
+#[path = "desktop/starts.rs"]
+mod starts;
 
 use anyhow::{Context, Result, bail};
 use figures::Figures;
@@ -34,8 +40,12 @@ use pizza_test_support::mock_provider::sse;
 use pizza_test_support::procs::{Usage, cpu_ticks, mappings, percent, pss_kinds, tree, usage};
 use pizza_test_support::tray_watcher::TrayWatcher;
 use serde_json::json;
+use starts::{
+    Start, fresh_start_figures, last_look, long_thread_start_figures, report_last_look,
+    report_starts, start_and_stop, timed_start, window_steps,
+};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const TITLE: &str = "Pizza Bot";
@@ -74,171 +84,6 @@ fn app_binary() -> Result<PathBuf> {
     std::env::var_os("PIZZA_APP_BIN")
         .map(PathBuf::from)
         .context("PIZZA_APP_BIN names the release app (cargo xtask bench desktop sets it)")
-}
-
-/// The app started directly, as a person starts it (no WebDriver).
-struct Running {
-    child: Child,
-    log: PathBuf,
-    /// Paints logged by earlier launches on the same data root.
-    paints_before: usize,
-}
-
-impl Running {
-    fn start(sandbox: &Sandbox) -> Result<Self> {
-        let mut command = Command::new(app_binary()?);
-        command
-            .envs(harness::app_env(sandbox, &sandbox.data_root())?)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let log = sandbox.data_root().join("logs").join("pizza-bot.log");
-        let paints_before = paints(&log);
-        let child = command.spawn().context("starting the app")?;
-        Ok(Self {
-            child,
-            log,
-            paints_before,
-        })
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// How many times a window of this launch has painted its inbox.
-    fn paints(&self) -> usize {
-        paints(&self.log).saturating_sub(self.paints_before)
-    }
-
-    async fn wait_for_paints(&self, count: usize) -> Result<()> {
-        let deadline = Instant::now() + TIMEOUT;
-        while self.paints() < count {
-            if Instant::now() > deadline {
-                bail!("the inbox was not painted (paint #{count}) within {TIMEOUT:?}");
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        Ok(())
-    }
-
-    /// Waits until no web process is left under the app (the window was
-    /// released).
-    async fn wait_web_process_gone(&self) -> Result<Duration> {
-        let started = Instant::now();
-        while usage(&tree(self.pid()))
-            .iter()
-            .any(|u| u.name.starts_with("WebKitWebProces"))
-        {
-            if started.elapsed() > TIMEOUT {
-                bail!("the web process was still there {TIMEOUT:?} after closing to the tray");
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Ok(started.elapsed())
-    }
-
-    fn stop(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// How many times the log says a window painted its inbox.
-fn paints(log: &Path) -> usize {
-    std::fs::read_to_string(log)
-        .map(|log| log.matches("inbox painted").count())
-        .unwrap_or(0)
-}
-
-/// One start's times from launch.
-#[derive(Debug, Clone, Copy)]
-struct Start {
-    mapped: Duration,
-    painted: Duration,
-    /// When the last window's look was painted, if the start had one.
-    last_look: Option<Duration>,
-}
-
-/// Starts the app and times its window and its painted inbox.
-async fn timed_start(sandbox: &Sandbox) -> Result<(Running, Start)> {
-    let started = Instant::now();
-    let app = Running::start(sandbox)?;
-    x11::wait_for_window(TITLE, &[app.pid()]).await?;
-    let mapped = started.elapsed();
-    app.wait_for_paints(1).await?;
-    let painted = started.elapsed();
-    println!("  {}", start_steps(&app.log));
-    let last_look = last_look(&app.log, painted);
-    Ok((
-        app,
-        Start {
-            mapped,
-            painted,
-            last_look,
-        },
-    ))
-}
-
-/// When the last window's look was painted, for a window whose inbox was
-/// painted at `painted`: the page logs both from its start.
-fn last_look(log: &Path, painted: Duration) -> Option<Duration> {
-    let line = last_logged(log, "inbox painted");
-    let field = |name: &str| -> Option<u64> {
-        let (_, rest) = line.split_once(&format!("{name}="))?;
-        rest.split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
-    };
-    let lead = field("page_ms")?.checked_sub(field("snapshot_ms")?)?;
-    painted.checked_sub(Duration::from_millis(lead))
-}
-
-/// The median time to the last window's look, if every sample had one.
-fn report_last_look(figures: &mut Figures, label: &str, samples: Vec<Option<Duration>>) {
-    let count = samples.len();
-    let shown: Vec<Duration> = samples.into_iter().flatten().collect();
-    if shown.len() == count {
-        median_of(figures, label, shown);
-    } else {
-        println!(
-            "  {label}: the last look was shown in {} of {count}",
-            shown.len()
-        );
-    }
-}
-
-/// The last start's steps as the app logged them: set-up before the window,
-/// making the window, then the page (navigation to paint) and, within it,
-/// the app's code and the list. What is left of the total is the process
-/// start and the web process starting.
-fn start_steps(log: &Path) -> String {
-    format!(
-        "start steps: set-up {}, {}",
-        last_logged(log, "set up, making the window"),
-        window_steps(log)
-    )
-}
-
-/// The last window's steps: making it, then its page.
-fn window_steps(log: &Path) -> String {
-    format!(
-        "window {}, page {}",
-        last_logged(log, "main window made"),
-        last_logged(log, "inbox painted"),
-    )
-}
-
-/// What follows the last line of the log with `marker`.
-fn last_logged(log: &Path, marker: &str) -> String {
-    let log = std::fs::read_to_string(log).unwrap_or_default();
-    log.lines()
-        .rev()
-        .find_map(|line| {
-            line.split_once(marker)
-                .map(|(_, rest)| rest.trim().to_owned())
-        })
-        .unwrap_or_else(|| "?".to_owned())
 }
 
 /// One timing sampled a few times: the median is the figure, every sample
@@ -385,38 +230,6 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<Start> {
     }
     report_starts(figures, "warm", &warm);
     Ok(fresh)
-}
-
-/// Starts the app, times its window and its painted inbox, and stops it.
-async fn start_and_stop(sandbox: &Sandbox) -> Result<Start> {
-    let (app, start) = timed_start(sandbox).await?;
-    app.stop();
-    Ok(start)
-}
-
-/// The medians of one kind of start ("warm", "fresh data root"), sampled;
-/// the last window's look only where every start had one to show.
-fn report_starts(figures: &mut Figures, kind: &str, starts: &[Start]) {
-    let mapped = starts.iter().map(|start| start.mapped).collect();
-    median_of(figures, &format!("start, {kind}: window mapped"), mapped);
-    let painted = starts.iter().map(|start| start.painted).collect();
-    median_of(figures, &format!("start, {kind}: inbox painted"), painted);
-    if starts.iter().any(|start| start.last_look.is_some()) {
-        let looks = starts.iter().map(|start| start.last_look).collect();
-        report_last_look(figures, &format!("start, {kind}: last look painted"), looks);
-    }
-}
-
-/// Starts on a data root never used before (the store made, its migrations
-/// run), sampled like the warm ones: `first` is the start that began the
-/// idle figures, each other sample gets a data root of its own.
-async fn fresh_start_figures(figures: &mut Figures, plan: &Plan, first: Start) -> Result<()> {
-    let mut fresh = vec![first];
-    for _ in 1..plan.samples {
-        fresh.push(start_and_stop(&Sandbox::new()?).await?);
-    }
-    report_starts(figures, "fresh data root", &fresh);
-    Ok(())
 }
 
 /// Runs with a streamed answer after a tool call, each in a new thread;
@@ -601,6 +414,7 @@ async fn main() -> Result<()> {
     if std::env::var_os("PIZZA_BENCH_SOAK_ONLY").is_none() {
         let first = idle_figures(&mut figures, &plan).await?;
         fresh_start_figures(&mut figures, &plan, first).await?;
+        long_thread_start_figures(&mut figures, &plan).await?;
     }
     soak(&mut figures, &plan).await?;
     figures.save(results.as_deref())
