@@ -170,6 +170,12 @@ mod tests {
         assert_eq!(host.window_place(), Some(place));
     }
 
+    /// Closes `host` and opens its data root again, as the next start does.
+    async fn restart(host: &Host, root: &TempDataRoot) -> Host {
+        host.close().await;
+        crate::tests::open(root).await
+    }
+
     #[tokio::test]
     async fn a_start_lands_where_the_window_was_left_unless_its_thread_is_gone() {
         let root = TempDataRoot::new().unwrap();
@@ -193,8 +199,7 @@ mod tests {
         host.window_place_set(on(WindowScreen::Inbox, Some(&kept.id)))
             .await
             .unwrap();
-        host.close().await;
-        let host = crate::tests::open(&root).await;
+        let host = restart(&host, &root).await;
         assert_eq!(
             host.window_place(),
             Some(on(WindowScreen::Inbox, Some(&kept.id))),
@@ -209,8 +214,7 @@ mod tests {
         })
         .await
         .unwrap();
-        host.close().await;
-        let host = crate::tests::open(&root).await;
+        let host = restart(&host, &root).await;
         assert_eq!(
             host.window_place(),
             Some(on(WindowScreen::Automations, None)),
