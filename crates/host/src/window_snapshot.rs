@@ -12,8 +12,9 @@
 //! notification clicked, an MCP server's status; the skills catalog only on
 //! the Skills and MCP pages), and so does a run the last shutdown
 //! interrupted. It is shown only in a window made on the place (screen and
-//! thread) it was taken on; a screen other than the inbox only on the day
-//! it was taken (the inbox's day groups are regrouped as it is shown). It is kept in the data root across restarts, with that
+//! thread) it was taken on; the automations' page, whose times are words
+//! relative to today, only on the day it was taken (the inbox's day groups
+//! are regrouped as it is shown). It is kept in the data root across restarts, with that
 //! place and the version of the app that took it; a start lands where the
 //! window was left (`presence.rs`), so it shows it.
 
@@ -152,10 +153,11 @@ fn may_change(event: &AppEvent, place: &WindowPlace) -> bool {
 /// Whether a snapshot taken on `place` still shows the truth on a later
 /// day. The inbox's only words that follow the day are the thread list's
 /// groups (Today, Yesterday…), which `ui/snapshot.js` regroups by the rows'
-/// last activity as it shows them; other screens (the automations' "next
-/// run: tomorrow 09:00") are shown only on the day they were taken.
+/// last activity as it shows them; Settings, Skills and MCP show dates, if
+/// any, as dates. The automations' times are words relative to today ("Next:
+/// Tomorrow 09:00"): their page is shown only on the day it was taken.
 fn holds_on_later_days(place: &WindowPlace) -> bool {
-    place.screen == WindowScreen::Inbox
+    place.screen != WindowScreen::Automations
 }
 
 /// Whether `a` and `b` fall on one day in `zone`.
@@ -364,15 +366,19 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn only_the_inbox_is_shown_on_a_later_day() {
+    async fn the_automations_page_is_not_shown_on_a_later_day() {
         let root = TempDataRoot::new().unwrap();
         let path = root.path().join(FILE_NAME);
-        let settings = WindowPlace {
-            screen: WindowScreen::Settings,
+        let on = |screen| WindowPlace {
+            screen,
             thread_id: None,
         };
         let two_days_ago = SystemTime::now() - std::time::Duration::from_secs(2 * 86_400);
-        for (place, shown_then) in [(WindowPlace::default(), true), (settings, false)] {
+        for (place, shown_then) in [
+            (on(WindowScreen::Inbox), true),
+            (on(WindowScreen::Settings), true),
+            (on(WindowScreen::Automations), false),
+        ] {
             let host = crate::tests::open(&root).await;
             host.window_place_set(place).await.unwrap();
             keep(&host, "<div>earlier</div>").await;
