@@ -94,10 +94,11 @@
   // The live shell's markup, without what only the live page may have:
   // ids, test ids, focus and object URLs; scroll offsets and what text
   // fields hold kept.
-  // Null when there is no shell or it is too large to keep.
+  // Null when there is no shell, when a dialog, side panel or menu is open
+  // (a new window opens none), or when it is too large to keep.
   const take = () => {
     const shell = document.querySelector("body > .shell");
-    if (!shell) return null;
+    if (!shell || shell.querySelector("[role=dialog], [role=menu]")) return null;
     const copy = shell.cloneNode(true);
     const live = [shell, ...shell.querySelectorAll("*")];
     const copies = [copy, ...copy.querySelectorAll("*")];

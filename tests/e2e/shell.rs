@@ -152,6 +152,20 @@ async fn an_unusable_data_root_is_explained_in_the_window() -> Result<()> {
     .await
 }
 
+/// What the host keeps of the window's look (empty: none) once `done`
+/// says so; the page sends it after a second of stillness.
+async fn kept_until(kept: &std::path::Path, done: impl Fn(&str) -> bool) -> Result<String> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(kept).unwrap_or_default();
+        if done(&text) {
+            return Ok(text);
+        }
+        ensure!(Instant::now() < deadline, "the kept look is still {text:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Result<()> {
     let sandbox = Sandbox::new()?;
@@ -177,18 +191,19 @@ async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Re
             .await?;
         // Still for a moment, the page sends the host its look, without
         // what only the live page has (ids, test ids).
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let text = std::fs::read_to_string(&kept).unwrap_or_default();
-            if text.contains("Question 0 about Sourdough starter?")
+        let with_thread = |text: &str| {
+            text.contains("Question 0 about Sourdough starter?")
                 && text.contains("Oven temperatures")
-            {
-                ensure!(!text.contains("data-testid"), "the snapshot keeps test ids");
-                break;
-            }
-            ensure!(Instant::now() < deadline, "no snapshot was kept: {text:?}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        };
+        let text = kept_until(&kept, with_thread).await?;
+        ensure!(!text.contains("data-testid"), "the snapshot keeps test ids");
+        // A list filtered on Unread is not how a new window mounts: that
+        // look is not kept, and the last one is forgotten. Back on All, the
+        // look is kept again.
+        app.click("[data-testid=view-unread]").await?;
+        kept_until(&kept, str::is_empty).await?;
+        app.click("[data-testid=view-all]").await?;
+        kept_until(&kept, with_thread).await?;
         // Shown on a later day, its rows go under that day's headings: the
         // live list's markup, as if its threads had last moved two days
         // earlier, regrouped as the snapshot is shown.

@@ -7,8 +7,9 @@
 use crate::ipc::invoke;
 use crate::screen::Screen;
 use crate::screens::inbox::state::Inbox;
+use crate::screens::settings::Section;
 use leptos::prelude::*;
-use pizza_protocol::{WindowPaintedParams, WindowPlace, WindowScreen, cmd};
+use pizza_protocol::{ThreadView, WindowPaintedParams, WindowPlace, WindowScreen, cmd};
 use std::cell::Cell;
 
 fn to_wire(screen: Screen) -> WindowScreen {
@@ -71,6 +72,21 @@ pub(crate) fn restore_and_follow(place: WindowPlace, screen: RwSignal<Screen>, i
             let _ = invoke::<cmd::WindowPlaceSet>(&place).await;
         });
     });
+}
+
+/// Whether a window made on this window's place (screen and thread) would
+/// mount as this one is: the list unfiltered, and Settings on its first
+/// section. A snapshot of anything else would jump as the page mounts.
+pub(crate) fn mounts_as_is(screen: Screen, inbox: Inbox, section: Section) -> bool {
+    match screen {
+        Screen::Inbox => {
+            inbox.view.get_untracked() == ThreadView::All
+                && inbox.folder.with_untracked(Option::is_none)
+                && inbox.search.with_untracked(Option::is_none)
+        }
+        Screen::Settings => section == Section::default(),
+        Screen::Skills | Screen::Mcp | Screen::Automations => true,
+    }
 }
 
 thread_local! {

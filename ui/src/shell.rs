@@ -30,7 +30,10 @@ pub(crate) fn Shell() -> impl IntoView {
     inbox::track_running(inbox);
     inbox::track_queues(inbox);
     crate::place::restore_and_follow(place, screen, inbox);
-    crate::snapshot::follow();
+    let section = crate::screens::settings::use_section();
+    crate::snapshot::follow(move || {
+        crate::place::mounts_as_is(screen.get_untracked(), inbox, section.get_untracked())
+    });
     crate::notify::follow_clicks(screen, inbox);
     let dragging = RwSignal::new(false);
     inbox::follow_drops(inbox, screen, dragging);

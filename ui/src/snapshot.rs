@@ -60,9 +60,12 @@ pub(crate) fn reveal() {
 }
 
 /// Sends the host what the window shows whenever it settles after a change
-/// and when the window is hidden; for the page's life.
-pub(crate) fn follow() {
-    let send = Closure::<dyn Fn(Option<String>)>::new(|html| {
+/// and when the window is hidden, for the page's life; nothing (the host
+/// forgets the last) while a window made on its place would not mount as
+/// it is (`mounts_as_is`).
+pub(crate) fn follow(mounts_as_is: impl Fn() -> bool + 'static) {
+    let send = Closure::<dyn Fn(Option<String>)>::new(move |html: Option<String>| {
+        let html = html.filter(|_| mounts_as_is());
         leptos::task::spawn_local(async move {
             let _ = invoke::<cmd::WindowSnapshotSet>(&WindowSnapshot { html }).await;
         });

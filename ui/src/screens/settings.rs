@@ -16,8 +16,10 @@ mod shortcut;
 use leptos::prelude::*;
 use pizza_protocol::{SettingsPatch, Theme, cmd};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum Section {
+    /// The section Settings opens on.
+    #[default]
     General,
     Providers,
     Files,
@@ -54,7 +56,7 @@ impl Section {
 /// The selected section, shared by the sidebar list and the pane; the shell
 /// provides it so the choice survives switching screens.
 pub(crate) fn provide_section_state() {
-    provide_context(RwSignal::new(Section::General));
+    provide_context(RwSignal::new(Section::default()));
 }
 
 /// The selected section, for another screen to send the person to one
@@ -64,7 +66,7 @@ pub(crate) fn use_section() -> RwSignal<Section> {
 }
 
 fn section() -> RwSignal<Section> {
-    use_context::<RwSignal<Section>>().unwrap_or_else(|| RwSignal::new(Section::General))
+    use_context::<RwSignal<Section>>().unwrap_or_else(|| RwSignal::new(Section::default()))
 }
 
 #[component]
