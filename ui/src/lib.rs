@@ -8,6 +8,7 @@
 
 mod app;
 mod app_state;
+mod clock;
 mod components;
 mod events;
 mod ipc;

@@ -18,6 +18,7 @@ pub(crate) fn Shell() -> impl IntoView {
     let place = crate::place::from_address();
     let screen = RwSignal::new(crate::place::screen_of(&place));
     let help_open = RwSignal::new(false);
+    crate::clock::provide_midnight();
     crate::screens::settings::provide_section_state();
     crate::screens::automations::provide_state();
     crate::screens::skills::provide_state();

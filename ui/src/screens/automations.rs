@@ -184,8 +184,10 @@ pub(crate) fn ThreadLink(
     }
 }
 
-/// `at_ms` in the person's zone, in words ("Tomorrow 09:00").
+/// `at_ms` in the person's zone, in words ("Tomorrow 09:00"); the calling
+/// reactive scope runs again when the day turns and the words change.
 pub(crate) fn local_time(at_ms: i64) -> String {
+    crate::clock::track_midnight();
     let offset = |ms: f64| -i64::from(js_sys::Date::new(&ms.into()).get_timezone_offset() as i32);
     let now = js_sys::Date::now();
     schedule::local_time_label(at_ms, offset(at_ms as f64), now as i64, offset(now))

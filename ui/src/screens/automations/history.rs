@@ -74,7 +74,7 @@ pub(crate) fn History(trigger_id: String) -> impl IntoView {
                 <tbody>
                     <For each=move || occurrences.get() key=|o| (o.id.clone(), o.updated_at) let:o>
                         <tr class="history__row" data-testid="occurrence-row" data-status=status_class(o.status)>
-                            <td>{local_time(o.scheduled_at)}</td>
+                            <td>{move || local_time(o.scheduled_at)}</td>
                             <td data-testid="occurrence-reason">{reason_label(o.reason)}</td>
                             <td>
                                 <span class=format!("outcome outcome--{}", status_class(o.status))>{status_label(o.status)}</span>

@@ -49,7 +49,7 @@ fn LastOutcome(outcome: Option<OccurrenceView>) -> impl IntoView {
         Some(o) => view! {
             <span class="trigger__outcome" data-testid="trigger-last-outcome" data-status=status_class(o.status)>
                 <span class=format!("outcome outcome--{}", status_class(o.status))>{status_label(o.status)}</span>
-                " " {local_time(o.updated_at)}
+                " " {move || local_time(o.updated_at)}
                 {o.sentence.map(|s| view! { <span class="muted">" — " {s}</span> })}
                 {o.thread_id.map(|id| view! { " " <ThreadLink thread_id=id label="Open thread" testid="trigger-last-thread" /> })}
             </span>

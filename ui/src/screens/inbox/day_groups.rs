@@ -52,31 +52,11 @@ pub(super) fn group_of(thread: &ThreadSummary, today: f64) -> &'static str {
 /// Local midnight today, moved on at every midnight and whenever the list
 /// is read again: a window left open overnight regroups its threads.
 pub(super) fn follow_today(inbox: Inbox) -> Memo<f64> {
-    let midnight = RwSignal::new(0_u32);
-    wake_at_midnight(midnight);
     Memo::new(move |_| {
-        midnight.track();
+        crate::clock::track_midnight();
         inbox.threads.track();
         today_start()
     })
-}
-
-/// Bumps `midnight` just after each local midnight, until it is disposed.
-fn wake_at_midnight(midnight: RwSignal<u32>) {
-    let next = js_sys::Date::new_0();
-    next.set_hours(24);
-    next.set_minutes(0);
-    next.set_seconds(1);
-    next.set_milliseconds(0);
-    let wait = (next.get_time() - js_sys::Date::now()).max(1000.0);
-    set_timeout(
-        move || {
-            if midnight.try_update(|tick| *tick += 1).is_some() {
-                wake_at_midnight(midnight);
-            }
-        },
-        std::time::Duration::from_millis(wait as u64),
-    );
 }
 
 #[cfg(test)]
