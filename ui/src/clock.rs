@@ -22,14 +22,20 @@ pub(crate) fn track_midnight() {
     }
 }
 
-/// Bumps `midnight` just after each local midnight, until it is disposed.
+/// Local midnight `days_ahead` days from today, in ms since the epoch.
+pub(crate) fn local_midnight(days_ahead: u32) -> f64 {
+    let day = js_sys::Date::new_0();
+    day.set_hours(24 * days_ahead);
+    day.set_minutes(0);
+    day.set_seconds(0);
+    day.set_milliseconds(0);
+    day.get_time()
+}
+
+/// Bumps `midnight` a second after each local midnight, until it is
+/// disposed.
 fn wake_at_midnight(midnight: RwSignal<u32>) {
-    let next = js_sys::Date::new_0();
-    next.set_hours(24);
-    next.set_minutes(0);
-    next.set_seconds(1);
-    next.set_milliseconds(0);
-    let wait = (next.get_time() - js_sys::Date::now()).max(1000.0);
+    let wait = (local_midnight(1) + 1000.0 - js_sys::Date::now()).max(1000.0);
     set_timeout(
         move || {
             if midnight.try_update(|tick| *tick += 1).is_some() {

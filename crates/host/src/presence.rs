@@ -123,8 +123,8 @@ impl Host {
     }
 
     /// Keeps where the main window is, for a window made again and the
-    /// next start. Not kept across a restart, the place still holds for
-    /// this session: the window is not told.
+    /// next start. A place the settings could not keep is logged, not
+    /// reported: it still holds for this session.
     pub async fn window_place_set(&self, place: WindowPlace) -> Result<(), ApiError> {
         if !self.inner.presence.set_place(place) {
             return Ok(());

@@ -8,16 +8,6 @@ use pizza_protocol::ThreadSummary;
 
 const DAY_MS: f64 = 86_400_000.0;
 
-/// Local midnight today, in ms since the epoch.
-fn today_start() -> f64 {
-    let now = js_sys::Date::new_0();
-    now.set_hours(0);
-    now.set_minutes(0);
-    now.set_seconds(0);
-    now.set_milliseconds(0);
-    now.get_time()
-}
-
 /// The group of pinned threads, first.
 pub(super) const PINNED: &str = "Pinned";
 
@@ -55,7 +45,7 @@ pub(super) fn follow_today(inbox: Inbox) -> Memo<f64> {
     Memo::new(move |_| {
         crate::clock::track_midnight();
         inbox.threads.track();
-        today_start()
+        crate::clock::local_midnight(0)
     })
 }
 
