@@ -10,8 +10,8 @@ use std::sync::{Mutex, PoisonError};
 use pizza_protocol::{ApiError, ThreadId, WindowPaintedParams, WindowPlace};
 use pizza_store::Store;
 
-use crate::Host;
 use crate::settings::keys;
+use crate::{Host, HostError};
 
 #[derive(Debug)]
 pub(crate) struct WindowPresence {
@@ -126,6 +126,14 @@ impl Host {
     /// next start. A place the settings could not keep is logged, not
     /// reported: it still holds for this session.
     pub async fn window_place_set(&self, place: WindowPlace) -> Result<(), ApiError> {
+        // A thread the store does not have is refused; nothing is kept.
+        if let Some(thread_id) = &place.thread_id {
+            self.inner
+                .store
+                .thread(thread_id)
+                .await
+                .map_err(|error| ApiError::from(HostError::from(error)))?;
+        }
         if !self.inner.presence.set_place(place) {
             return Ok(());
         }
@@ -162,11 +170,29 @@ mod tests {
         let root = TempDataRoot::new().unwrap();
         let host = crate::tests::open(&root).await;
         assert_eq!(host.window_place(), None);
+        let thread = host
+            .thread_create(ThreadCreateParams::default())
+            .await
+            .unwrap();
         let place = WindowPlace {
             screen: WindowScreen::Inbox,
-            thread_id: Some("t1".into()),
+            thread_id: Some(thread.id),
         };
         host.window_place_set(place.clone()).await.unwrap();
+        assert_eq!(host.window_place(), Some(place.clone()));
+
+        // A thread that does not exist is refused, and the place stays.
+        let error = host
+            .window_place_set(WindowPlace {
+                screen: WindowScreen::Settings,
+                thread_id: Some("no-such-thread".into()),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, pizza_protocol::ErrorCode::NotFound);
+        assert_eq!(host.window_place(), Some(place.clone()));
+        host.close().await;
+        let host = crate::tests::open(&root).await;
         assert_eq!(host.window_place(), Some(place));
     }
 
