@@ -7,9 +7,9 @@
 // changed since. This classic script, the last thing in the body, shows it
 // before the first paint: inert and hidden from assistive technology, over
 // the page, which mounts underneath. The UI removes it once its own inbox
-// has its list (`reveal`), and sends the host what it shows when that
-// changes and when the window is hidden (`watch`). Kept in a file so the
-// CSP needs no inline script.
+// has its list (`reveal`), with the page scrolled as the cover shows it,
+// and sends the host what it shows when that changes and when the window is
+// hidden (`watch`). Kept in a file so the CSP needs no inline script.
 (() => {
   // The host keeps at most this much (window_snapshot.rs).
   const MAX_BYTES = 1 << 20;
@@ -20,6 +20,9 @@
   const GIVE_UP_MS = 10000;
 
   const DAY_MS = 86400000;
+  // The shell's scrolling regions, and what in them a scroll is kept by.
+  const SCROLLERS = [".sidebar", ".pane"];
+  const ANCHORS = "[data-thread-id], [data-message-id]";
 
   const cover = () => document.getElementById("snapshot");
 
@@ -67,7 +70,39 @@
       section.append(row);
     }
   };
-  const reveal = () => cover()?.remove();
+  // The page's own scroll made to match the last look's before it goes, so
+  // nothing moves as it does: each scrolling region (the thread list, the
+  // main pane) is scrolled so that the first thread or message the cover
+  // shows at its top is at the same height in the page. A region that shows
+  // none (Settings) takes the cover's offset; one whose first shown item the
+  // page does not have (an older page of a long thread) keeps its own.
+  const adopt = (shown) => {
+    for (const selector of SCROLLERS) {
+      const from = shown.querySelector(selector);
+      const to = document.querySelector(`body > .shell ${selector}`);
+      if (!from || !to) continue;
+      const anchors = [...from.querySelectorAll(ANCHORS)];
+      if (!anchors.length) {
+        to.scrollTop = from.scrollTop;
+        continue;
+      }
+      const top = from.getBoundingClientRect().top;
+      const first = anchors.find((anchor) => anchor.getBoundingClientRect().bottom > top);
+      if (!first) continue;
+      const name = first.hasAttribute("data-message-id") ? "data-message-id" : "data-thread-id";
+      const value = CSS.escape(first.getAttribute(name));
+      const live = to.querySelector(`[${name}="${value}"]`);
+      if (!live) continue;
+      const want = first.getBoundingClientRect().top - top;
+      to.scrollTop += live.getBoundingClientRect().top - to.getBoundingClientRect().top - want;
+    }
+  };
+  const reveal = () => {
+    const shown = cover();
+    if (!shown) return;
+    adopt(shown);
+    shown.remove();
+  };
 
   const shown = window.__pizzaSnapshot;
   delete window.__pizzaSnapshot;
@@ -142,6 +177,8 @@
       characterData: true,
       attributes: true,
     });
+    // A scroll changes no markup, and is part of the look.
+    document.addEventListener("scroll", later, { capture: true, passive: true });
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "hidden" && !cover()) {
         clearTimeout(timer);

@@ -371,9 +371,9 @@ impl App {
     }
 
     /// Runs `body`; on failure takes a screenshot. Always stops the app.
-    pub(crate) async fn run<F>(self, body: F) -> Result<()>
+    pub(crate) async fn run<F, T>(self, body: F) -> Result<T>
     where
-        F: AsyncFnOnce(&App) -> Result<()>,
+        F: AsyncFnOnce(&App) -> Result<T>,
     {
         let outcome = body(&self).await;
         if outcome.is_err() {
@@ -381,7 +381,9 @@ impl App {
             self.print_page().await;
         }
         let stopped = self.stop().await;
-        outcome.and(stopped)
+        let value = outcome?;
+        stopped?;
+        Ok(value)
     }
 }
 

@@ -170,7 +170,8 @@ async fn kept_until(kept: &std::path::Path, done: impl Fn(&str) -> bool) -> Resu
 async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Result<()> {
     let sandbox = Sandbox::new()?;
     crate::seed::data_root(&sandbox.data_root(), async |store| {
-        crate::seed::thread(store, "Sourdough starter", 1, None).await?;
+        // Long enough to scroll.
+        crate::seed::thread(store, "Sourdough starter", 12, None).await?;
         crate::seed::thread(store, "Oven temperatures", 1, None).await?;
         Ok(())
     })
@@ -184,7 +185,7 @@ async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Re
     let pane_title =
         "return document.querySelector('[data-testid=thread-pane-title]')?.textContent ?? null";
     let app = App::start(&sandbox, "snapshot").await?;
-    app.run(async |app| {
+    let message_id = app.run(async |app| {
         app.find("[data-testid=thread-row]").await?;
         app.eval(&row("Sourdough starter")).await?;
         app.wait_for_value(pane_title, &json!("Sourdough starter"))
@@ -222,7 +223,24 @@ async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Re
             headings == json!([2, [["Previous 7 days", 2]]]),
             "regrouped: {headings}"
         );
-        Ok(())
+        // Scrolled up to an earlier message: a scroll is part of the look.
+        let scrolled = app
+            .eval(
+                "const pane = document.querySelector('body > .shell .pane');
+                 const article = document.querySelectorAll('.feed > article')[4];
+                 pane.scrollTop += article.getBoundingClientRect().top - pane.getBoundingClientRect().top - 10;
+                 return [article.dataset.messageId, Math.round(pane.scrollTop)];",
+            )
+            .await?;
+        let (Some(message_id), Some(top)) = (scrolled[0].as_str(), scrolled[1].as_i64()) else {
+            anyhow::bail!("scrolled: {scrolled}");
+        };
+        ensure!(top > 0, "the thread does not scroll: {scrolled}");
+        kept_until(&kept, |text| {
+            text.contains(&format!("data-scroll-top=\"{top}\""))
+        })
+        .await?;
+        Ok(message_id.to_owned())
     })
     .await?;
 
@@ -233,6 +251,20 @@ async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Re
         app.wait_for_value(SNAPSHOT_SHOWN, &json!(true)).await?;
         app.wait_for_value(pane_title, &json!("Sourdough starter"))
             .await?;
+        // Scrolled as it was left: the message at the top of the pane then
+        // is there now, as high as it was (the page alone would show the
+        // last message).
+        let top = app
+            .eval(&format!(
+                "const pane = document.querySelector('body > .shell .pane');
+                 const article = document.querySelector('[data-message-id=\"{message_id}\"]');
+                 return Math.round(article.getBoundingClientRect().top - pane.getBoundingClientRect().top);"
+            ))
+            .await?;
+        ensure!(
+            top.as_i64().is_some_and(|top| (8..=12).contains(&top)),
+            "the message left at the top of the pane is at {top}"
+        );
         app.eval(&row("Oven temperatures")).await?;
         app.wait_for_value(pane_title, &json!("Oven temperatures"))
             .await?;

@@ -241,8 +241,10 @@ fn scroll_to(focus_seq: Option<i64>) {
     let document = document();
     let target = match focus_seq {
         Some(seq) => document.get_element_by_id(&format!("msg-{seq}")),
+        // The page's own feed: the last look shown over the page while it
+        // starts (ui/snapshot.js) has one too, first in the document.
         None => document
-            .query_selector(".feed > article:last-of-type")
+            .query_selector("body > .shell .feed > article:last-of-type")
             .ok()
             .flatten(),
     };
