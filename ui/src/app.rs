@@ -27,6 +27,7 @@ pub(crate) fn App() -> impl IntoView {
             theme::apply(settings.theme);
             state.settings.set(settings);
         }
+        crate::snapshot::painted(crate::snapshot::Part::Settings);
     });
 
     view! {

@@ -8,6 +8,7 @@ use crate::ipc::invoke;
 use crate::screen::Screen;
 use crate::screens::inbox::state::Inbox;
 use crate::screens::settings::Section;
+use crate::snapshot::Part;
 use leptos::prelude::*;
 use pizza_protocol::{ThreadView, WindowPaintedParams, WindowPlace, WindowScreen, cmd};
 use std::cell::Cell;
@@ -59,8 +60,11 @@ pub(crate) fn screen_of(place: &WindowPlace) -> Screen {
 
 /// Opens the place's thread, then tells the host every move.
 pub(crate) fn restore_and_follow(place: WindowPlace, screen: RwSignal<Screen>, inbox: Inbox) {
+    if let Some(part) = page_part(place.screen) {
+        crate::snapshot::awaits(part);
+    }
     if let Some(thread_id) = place.thread_id {
-        crate::snapshot::await_thread();
+        crate::snapshot::awaits(Part::Thread);
         inbox.open(thread_id, None);
     }
     Effect::new(move |_| {
@@ -72,6 +76,17 @@ pub(crate) fn restore_and_follow(place: WindowPlace, screen: RwSignal<Screen>, i
             let _ = invoke::<cmd::WindowPlaceSet>(&place).await;
         });
     });
+}
+
+/// What of a screen other than the inbox its snapshot waits for.
+fn page_part(screen: WindowScreen) -> Option<Part> {
+    match screen {
+        WindowScreen::Inbox => None,
+        WindowScreen::Skills => Some(Part::Skills),
+        WindowScreen::Mcp => Some(Part::Mcp),
+        WindowScreen::Automations => Some(Part::Automations),
+        WindowScreen::Settings => Some(Part::Settings),
+    }
 }
 
 /// Whether a window made on this window's place (screen and thread) would

@@ -23,19 +23,28 @@ pub(crate) enum Part {
     List = 1,
     /// The thread the window was made on, if any.
     Thread = 2,
+    /// The screen the window was made on, when it is not the inbox: that
+    /// page's own list (the skills, the MCP servers, the automations) or,
+    /// for Settings, the settings.
+    Skills = 4,
+    Mcp = 8,
+    Automations = 16,
+    Settings = 32,
 }
 
 thread_local! {
-    /// The parts not painted yet: the list, and the thread once
-    /// `await_thread` says the window was made on one.
+    /// The parts not painted yet: the list, and what `awaits` adds for
+    /// the place the window was made on.
     static AWAITED: Cell<u8> = const { Cell::new(Part::List as u8) };
 }
 
-/// The window was made on a thread: its snapshot shows that thread's
-/// messages, so it stays until the page's own are rendered too (the list
-/// comes first; between the two the pane would flash empty).
-pub(crate) fn await_thread() {
-    AWAITED.set(AWAITED.get() | Part::Thread as u8);
+/// The window was made on a place whose snapshot shows `part` too (a
+/// thread's messages, a screen's list): the snapshot stays until the page
+/// has rendered it as well. Each comes in its own answer, in no set order
+/// with the thread list's: going with the list alone, the cover could give
+/// way to an empty pane ("No skills yet…") for a moment.
+pub(crate) fn awaits(part: Part) {
+    AWAITED.set(AWAITED.get() | part as u8);
 }
 
 /// `part` is rendered, or has failed (it then says so): the snapshot goes

@@ -72,6 +72,7 @@ impl AutomationsState {
                     }
                     Err(error) => self.error.set(Some(error)),
                 }
+                crate::snapshot::painted(crate::snapshot::Part::Automations);
             });
         });
         Effect::new(move |_| {

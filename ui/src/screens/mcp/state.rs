@@ -96,6 +96,7 @@ impl McpState {
                     }
                     Err(error) => self.error.set(Some(error)),
                 }
+                crate::snapshot::painted(crate::snapshot::Part::Mcp);
             });
         });
     }

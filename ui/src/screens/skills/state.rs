@@ -62,6 +62,7 @@ impl SkillsState {
                     }
                     Err(error) => self.error.set(Some(error)),
                 }
+                crate::snapshot::painted(crate::snapshot::Part::Skills);
             });
         });
     }
