@@ -25,6 +25,8 @@
   const ANCHORS = "[data-thread-id], [data-message-id]";
 
   const cover = () => document.getElementById("snapshot");
+  // The page's own shell, under the cover.
+  const liveShell = () => document.querySelector("body > .shell");
 
   // The thread list's rows grouped as of today: a snapshot taken on an
   // earlier day has them under that day's headings. The list carries its
@@ -79,7 +81,7 @@
   const adopt = (shown) => {
     for (const selector of SCROLLERS) {
       const from = shown.querySelector(selector);
-      const to = document.querySelector(`body > .shell ${selector}`);
+      const to = liveShell()?.querySelector(selector);
       if (!from || !to) continue;
       const anchors = [...from.querySelectorAll(ANCHORS)];
       if (!anchors.length) {
@@ -91,10 +93,10 @@
       if (!first) continue;
       const name = first.hasAttribute("data-message-id") ? "data-message-id" : "data-thread-id";
       const value = CSS.escape(first.getAttribute(name));
-      const live = to.querySelector(`[${name}="${value}"]`);
-      if (!live) continue;
+      const same = to.querySelector(`[${name}="${value}"]`);
+      if (!same) continue;
       const want = first.getBoundingClientRect().top - top;
-      to.scrollTop += live.getBoundingClientRect().top - to.getBoundingClientRect().top - want;
+      to.scrollTop += same.getBoundingClientRect().top - to.getBoundingClientRect().top - want;
     }
   };
   const reveal = () => {
@@ -132,7 +134,7 @@
   // Null when there is no shell, when a dialog, side panel or menu is open
   // (a new window opens none), or when it is too large to keep.
   const take = () => {
-    const shell = document.querySelector("body > .shell");
+    const shell = liveShell();
     if (!shell || shell.querySelector("[role=dialog], [role=menu]")) return null;
     const copy = shell.cloneNode(true);
     const live = [shell, ...shell.querySelectorAll("*")];
