@@ -88,6 +88,7 @@ mod tests {
                 off,
                 Call {
                     window: "quick-ask".to_owned(),
+                    outbox: None,
                     channel: None,
                 },
             )

@@ -1,7 +1,9 @@
-//! Forwards the host's app events to the window as Tauri events.
+//! Forwards the host's app events to every open page's outbox.
 
+use crate::outbox::Outboxes;
 use pizza_host::Host;
-use tauri::{AppHandle, Emitter, Runtime};
+use pizza_protocol::PageMessage;
+use tauri::{AppHandle, Manager, Runtime};
 use tokio::sync::broadcast::error::RecvError;
 
 pub(crate) fn forward<R: Runtime>(app: AppHandle<R>, host: &Host) {
@@ -10,8 +12,8 @@ pub(crate) fn forward<R: Runtime>(app: AppHandle<R>, host: &Host) {
         loop {
             match events.recv().await {
                 Ok(event) => {
-                    if let Err(error) = app.emit(event.name(), &event) {
-                        tracing::debug!(%error, "could not emit an app event");
+                    if let Some(outboxes) = app.try_state::<Outboxes>() {
+                        outboxes.broadcast(&PageMessage::App { event });
                     }
                 }
                 // A burst outran the window: it re-reads lists on the next notice anyway.

@@ -1,7 +1,7 @@
 //! Coalesces streamed text before it crosses into the webview. Every channel
-//! message costs a script evaluation in the page, so 200 tokens a second as
-//! 200 messages would eat the time the page needs to draw; deltas that arrive
-//! within one frame's time travel as one.
+//! message is one more message for the page to fetch and decode, so 200
+//! tokens a second as 200 messages would eat the time the page needs to
+//! draw; deltas that arrive within one frame's time travel as one.
 
 use pizza_protocol::{RunEvent, RunEventFrame};
 use std::time::Duration;

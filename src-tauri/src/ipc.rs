@@ -5,29 +5,37 @@
 //! rather than a Tauri string error.
 //!
 //! A streaming command (`thread_subscribe`) also gets the invoke's channel
-//! (the [`STREAM_CHANNEL_ARG`] argument), typed by the command's event.
+//! (the [`STREAM_CHANNEL_ARG`] argument), typed by the command's event: its
+//! messages go to the calling page's outbox (see outbox.rs), which the page
+//! fetches with `outbox_take`.
 //!
 //! Each call is checked against the calling webview's scope
 //! ([`WindowScope`]): a command its window never needs is `PERMISSION_DENIED`
 //! before any params are read.
 
+use crate::outbox::{Outbox, Outboxes};
 use pizza_host::Host;
 use pizza_protocol::{
-    ApiError, Command, ErrorCode, STREAM_CHANNEL_ARG, StreamingCommand, WindowScope,
+    ApiError, Command, ErrorCode, OUTBOX_WAIT_SECS, STREAM_CHANNEL_ARG, StreamingCommand,
+    WindowScope, cmd,
 };
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
+use tauri::Manager;
 use tauri::ipc::Channel;
 
 type Reply = Pin<Box<dyn Future<Output = Result<Value, ApiError>> + Send>>;
-/// Who made a call: the webview's label and, when the invoke had one, its
-/// channel (still untyped: the streaming adapter gives it its event type).
+/// Who made a call: the webview's label, its page's outbox and, when the
+/// invoke had one, the page's id of its channel (the streaming adapter
+/// makes it a channel of the command's event type).
 pub(crate) struct Call {
     pub(crate) window: String,
-    pub(crate) channel: Option<Channel>,
+    pub(crate) outbox: Option<Arc<Outbox>>,
+    pub(crate) channel: Option<u32>,
 }
 
 type Handler = Arc<dyn Fn(Host, Value, Call) -> Reply + Send + Sync>;
@@ -111,14 +119,14 @@ impl CommandRegistry {
         let erased: Handler = Arc::new(move |host, raw, call: Call| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let channel = call.channel.ok_or_else(|| {
-                    ApiError::invalid_input(format!(
+                let (Some(outbox), Some(id)) = (call.outbox, call.channel) else {
+                    return Err(ApiError::invalid_input(format!(
                         "{} needs a channel in “{STREAM_CHANNEL_ARG}”.",
                         C::NAME
-                    ))
-                })?;
+                    )));
+                };
                 let params = parse_params::<C>(raw)?;
-                let response = handler(host, call.window, params, typed(channel)).await?;
+                let response = handler(host, call.window, params, outbox.channel(id)).await?;
                 serde_json::to_value(response).map_err(|e| {
                     ApiError::general(format!("Could not encode the answer to {}.", C::NAME))
                         .with_details(e.to_string())
@@ -128,6 +136,26 @@ impl CommandRegistry {
         let previous = self.handlers.insert(C::NAME, erased);
         debug_assert!(previous.is_none(), "{} registered twice", C::NAME);
         self.streaming.insert(C::NAME);
+    }
+
+    /// Registers `outbox_take`: what the calling page's outbox holds, waited
+    /// for up to [`OUTBOX_WAIT_SECS`].
+    pub(crate) fn register_outbox(&mut self) {
+        let erased: Handler = Arc::new(|_host, raw, call: Call| {
+            Box::pin(async move {
+                parse_params::<cmd::OutboxTake>(raw)?;
+                let outbox = call.outbox.ok_or_else(|| {
+                    ApiError::general("This window has no outbox: it is not one of the app's.")
+                })?;
+                let messages = outbox.take(Duration::from_secs(OUTBOX_WAIT_SECS)).await;
+                serde_json::to_value(messages).map_err(|e| {
+                    ApiError::general("Could not encode the window's messages.")
+                        .with_details(e.to_string())
+                })
+            })
+        });
+        let previous = self.handlers.insert(cmd::OutboxTake::NAME, erased);
+        debug_assert!(previous.is_none(), "outbox_take registered twice");
     }
 
     pub fn names(&self) -> BTreeSet<&'static str> {
@@ -154,6 +182,7 @@ impl CommandRegistry {
             raw,
             Call {
                 window: WindowScope::Main.label().to_owned(),
+                outbox: None,
                 channel: None,
             },
         )
@@ -217,14 +246,18 @@ pub(crate) fn invoke_handler<R: tauri::Runtime>(
         };
         let webview = invoke.message.webview();
         let (raw, channel) = match raw {
-            Ok(raw) => match take_channel(raw, &webview) {
+            Ok(raw) => match take_channel(raw) {
                 Ok((raw, channel)) => (Ok(raw), channel),
                 Err(error) => (Err(error), None),
             },
             Err(error) => (Err(error), None),
         };
+        let outbox = webview
+            .try_state::<Outboxes>()
+            .map(|outboxes| outboxes.get(webview.label()));
         let call = Call {
             window: webview.label().to_owned(),
+            outbox,
             channel,
         };
         let registry = Arc::clone(&registry);
@@ -243,32 +276,28 @@ pub(crate) fn invoke_handler<R: tauri::Runtime>(
     }
 }
 
+/// How a page names a channel in an invoke's arguments: this prefix and the
+/// id of the callback its messages go to (Tauri's own format).
+const CHANNEL_PREFIX: &str = "__CHANNEL__:";
+
 /// Takes the channel argument out of the params (so they stay exactly the
-/// declared type) and wires it to the calling webview, as Tauri's own
-/// `Channel` command argument does. Which events it carries is up to the
-/// command: see [`typed`].
-fn take_channel<R: tauri::Runtime>(
-    mut raw: Value,
-    webview: &tauri::Webview<R>,
-) -> Result<(Value, Option<Channel>), ApiError> {
+/// declared type): the page's id for it.
+fn take_channel(mut raw: Value) -> Result<(Value, Option<u32>), ApiError> {
     let Some(value) = raw
         .as_object_mut()
         .and_then(|o| o.remove(STREAM_CHANNEL_ARG))
     else {
         return Ok((raw, None));
     };
-    let id: tauri::ipc::JavaScriptChannelId = serde_json::from_value(value).map_err(|e| {
-        ApiError::invalid_input(format!("“{STREAM_CHANNEL_ARG}” is not a channel."))
-            .with_details(e.to_string())
-    })?;
-    Ok((raw, Some(id.channel_on(webview.clone()))))
-}
-
-/// The invoke's channel as one that only takes `E`: each event is encoded
-/// the way `Channel<E>::send` encodes it, then passed on. Dropping the typed
-/// channel drops the invoke's, which tells the window the stream ended.
-fn typed<E: serde::Serialize>(channel: Channel) -> Channel<E> {
-    Channel::new(move |body| channel.send(body))
+    let id = value
+        .as_str()
+        .and_then(|text| text.strip_prefix(CHANNEL_PREFIX))
+        .and_then(|id| id.parse::<u32>().ok())
+        .ok_or_else(|| {
+            ApiError::invalid_input(format!("“{STREAM_CHANNEL_ARG}” is not a channel."))
+                .with_details(format!("{value} is not {CHANNEL_PREFIX}<id>"))
+        })?;
+    Ok((raw, Some(id)))
 }
 
 #[cfg(test)]
@@ -278,9 +307,8 @@ mod scope_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pizza_protocol::{COMMANDS, ErrorCode, RunEventFrame, STREAMING_COMMANDS};
+    use pizza_protocol::{COMMANDS, ErrorCode, STREAMING_COMMANDS};
     use pizza_test_support::data_root::TempDataRoot;
-    use std::sync::Mutex;
 
     #[test]
     fn registered_commands_are_exactly_the_declared_ones() {
@@ -294,9 +322,10 @@ mod tests {
         assert_eq!(CommandRegistry::new().streaming_names(), declared);
     }
 
-    fn main_with(channel: Channel) -> Call {
+    fn main_with(outbox: &Arc<Outbox>, channel: u32) -> Call {
         Call {
             window: WindowScope::Main.label().to_owned(),
+            outbox: Some(Arc::clone(outbox)),
             channel: Some(channel),
         }
     }
@@ -381,9 +410,9 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(refused.code, ErrorCode::InvalidInput);
-        let channel = Channel::new(|_body| Ok(()));
+        let outbox = Arc::new(Outbox::default());
         let ack = registry
-            .dispatch_with(&slot, "thread_subscribe", params, main_with(channel))
+            .dispatch_with(&slot, "thread_subscribe", params, main_with(&outbox, 5))
             .await
             .unwrap();
         assert!(ack["subscription_id"].as_str().is_some());
@@ -391,29 +420,51 @@ mod tests {
     }
 
     #[test]
-    fn a_typed_channel_sends_its_events_as_their_json() {
-        let sent = Arc::new(Mutex::new(Vec::new()));
-        let raw = {
-            let sent = Arc::clone(&sent);
-            Channel::new(move |body| {
-                if let tauri::ipc::InvokeResponseBody::Json(json) = body {
-                    sent.lock().unwrap().push(json);
-                }
-                Ok(())
-            })
-        };
-        let frame = RunEventFrame {
-            seq: 7,
-            run_id: "r1".into(),
-            thread_id: "t1".into(),
-            namespace: Vec::new(),
-            event: pizza_protocol::RunEvent::Lagged,
-        };
-        typed::<RunEventFrame>(raw).send(frame.clone()).unwrap();
-        let sent = sent.lock().unwrap();
-        assert_eq!(sent.len(), 1);
-        let decoded: RunEventFrame = serde_json::from_str(&sent[0]).unwrap();
-        assert_eq!(decoded, frame);
+    fn a_channel_argument_is_taken_out_of_the_params() {
+        let (params, id) =
+            take_channel(serde_json::json!({"thread_id": "t1", "on_event": "__CHANNEL__:77"}))
+                .unwrap();
+        assert_eq!(params, serde_json::json!({"thread_id": "t1"}));
+        assert_eq!(id, Some(77));
+        let (_, none) = take_channel(serde_json::json!({"thread_id": "t1"})).unwrap();
+        assert_eq!(none, None);
+        for bad in [
+            serde_json::json!("77"),
+            serde_json::json!(77),
+            serde_json::json!("__CHANNEL__:x"),
+        ] {
+            let error = take_channel(serde_json::json!({ "on_event": bad })).unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidInput);
+        }
+    }
+
+    #[tokio::test]
+    async fn outbox_take_answers_the_calling_pages_messages() {
+        let root = TempDataRoot::new().unwrap();
+        let slot = ready_slot(&root).await;
+        let registry = CommandRegistry::new();
+        let outbox = Arc::new(Outbox::default());
+        outbox.push(pizza_protocol::PageMessage::App {
+            event: pizza_protocol::AppEvent::SkillsChanged,
+        });
+        let answer = registry
+            .dispatch_with(
+                &slot,
+                "outbox_take",
+                serde_json::json!({}),
+                main_with(&outbox, 0),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            answer,
+            serde_json::json!([{"kind": "app", "event": {"type": "skills_changed"}}])
+        );
+        let homeless = registry
+            .dispatch(&slot, "outbox_take", serde_json::json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(homeless.code, ErrorCode::General);
     }
 
     #[tokio::test]

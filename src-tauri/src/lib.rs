@@ -22,6 +22,7 @@ mod main_window;
 mod navigate;
 mod network_process;
 mod notifications;
+mod outbox;
 mod quick_ask;
 mod session_bus;
 mod shortcut;

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use pizza_host::{DesktopShell, OpenDialog, SaveDialog, ShortcutError};
-use pizza_protocol::WindowEvent;
-use tauri::{AppHandle, Emitter, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
+use pizza_protocol::{PageMessage, WindowEvent};
+use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
 
 /// The window's label (its capability in `capabilities/quick-ask.json` and
 /// its command scope in the protocol name it).
@@ -22,8 +22,13 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
         let _ = window.show();
         let _ = window.unminimize();
         let _ = window.set_focus();
-        if let Err(error) = window.emit_to(LABEL, WindowEvent::QuickAskShown.name(), ()) {
-            tracing::debug!(%error, "could not tell quick-ask it was shown");
+        if let Some(outboxes) = app.try_state::<crate::outbox::Outboxes>() {
+            outboxes.send(
+                LABEL,
+                PageMessage::Window {
+                    event: WindowEvent::QuickAskShown,
+                },
+            );
         }
         return;
     }

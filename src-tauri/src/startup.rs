@@ -69,6 +69,7 @@ pub(crate) fn run() -> ExitCode {
                 "set up, making the window"
             );
             app.manage(crate::main_window::Releases::default());
+            app.manage(crate::outbox::Outboxes::default());
             app.manage(crate::desktop_font::DesktopFont::follow());
             app.manage(crate::first_paint::DesktopShade::follow());
             theme.follow(app.handle(), !launch.starts_hidden());
@@ -291,15 +292,26 @@ fn on_window_event(app: &AppHandle, label: &str, event: &WindowEvent) {
                 host.set_window_focused(*focused);
             }
         }
+        WindowEvent::DragDrop(drag) => {
+            if let (Some(outboxes), Some(message)) = (
+                app.try_state::<crate::outbox::Outboxes>(),
+                crate::outbox::drag_message(drag),
+            ) {
+                outboxes.send(label, message);
+            }
+        }
         WindowEvent::Destroyed => on_window_destroyed(app, label),
         _ => {}
     }
 }
 
-/// The last webview gone (closed to the tray): WebKit's network process
-/// goes too. On the event loop's thread, where webviews are made, so a
+/// A webview gone: its page's outbox goes with it. The last one gone
+/// (closed to the tray): WebKit's network process goes too. On the event loop's thread, where webviews are made, so a
 /// window being opened cannot fall between the check and the end.
 fn on_window_destroyed(app: &AppHandle, label: &str) {
+    if let Some(outboxes) = app.try_state::<crate::outbox::Outboxes>() {
+        outboxes.close(label);
+    }
     if app.try_state::<Host>().is_none() {
         return;
     }

@@ -58,7 +58,7 @@
 //! keeps WebKit's default, to measure the difference).
 
 use tauri::webview::PageLoadPayload;
-use tauri::{Runtime, Webview};
+use tauri::{Manager, Runtime, Webview};
 
 /// Whether the webview should composite with the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +199,10 @@ fn has_render_node() -> bool {
 pub(crate) fn on_page_load<R: Runtime>(webview: &Webview<R>, payload: &PageLoadPayload<'_>) {
     if payload.event() != tauri::webview::PageLoadEvent::Started {
         return;
+    }
+    // A new page: what was queued for the one before is not for it.
+    if let Some(outboxes) = webview.try_state::<crate::outbox::Outboxes>() {
+        outboxes.open(webview.label());
     }
     apply_cache_model(webview);
     let choice = this_machine();

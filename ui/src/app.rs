@@ -16,7 +16,11 @@ pub(crate) fn App() -> impl IntoView {
 
     leptos::task::spawn_local(async move {
         match invoke::<cmd::AppInfo>(&AppInfoParams {}).await {
-            Ok(info) => state.info.set(Some(info)),
+            Ok(info) => {
+                state.info.set(Some(info));
+                // The host's events and streams, from here on.
+                crate::outbox::start();
+            }
             Err(error) => {
                 startup_error.set(Some(error.message));
                 crate::snapshot::reveal();

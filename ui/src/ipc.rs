@@ -16,15 +16,10 @@ extern "C" {
     // with the global `window.__TAURI__` API turned off.
     #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = invoke)]
     async fn tauri_invoke(cmd: &str, args: JsValue) -> Result<JsValue, JsValue>;
-    /// Registers a function the host can call by id (events, channels).
-    #[wasm_bindgen(js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = transformCallback)]
-    pub(crate) fn transform_callback(callback: &js_sys::Function, once: bool) -> f64;
-    #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = unregisterCallback)]
-    fn unregister_callback(id: f64) -> Result<(), JsValue>;
 }
 
-/// How Tauri names a channel in an invoke's arguments: this prefix and the
-/// id of the callback its messages go to.
+/// How a channel is named in an invoke's arguments: this prefix and the
+/// page's id of the stream (Tauri's format, read by the host).
 const CHANNEL_PREFIX: &str = "__CHANNEL__:";
 
 /// Calls command `C` and decodes its answer; every failure is an [`ApiError`].
@@ -43,10 +38,10 @@ pub(crate) async fn subscribe<C: StreamingCommand>(
 ) -> Result<(C::Response, EventStream), ApiError> {
     let args = encode::<C>(params)?;
     let stream = EventStream::open(on_event);
-    let channel = format!("{CHANNEL_PREFIX}{}", stream.callback_id());
+    let channel = format!("{CHANNEL_PREFIX}{}", stream.id());
     js_sys::Reflect::set(&args, &STREAM_CHANNEL_ARG.into(), &channel.into())
         .map_err(|_| ApiError::invalid_input(format!("Could not encode {}.", C::NAME)))?;
-    // On failure `stream` drops here, releasing the callback.
+    // On failure `stream` drops here, and hears nothing more.
     let response = decode::<C>(tauri_invoke(C::NAME, args).await)?;
     Ok((response, stream))
 }
@@ -83,36 +78,27 @@ fn js_text(value: &JsValue) -> String {
 }
 
 /// The receiving end of a streaming command's channel. Dropping it stops
-/// delivery at once and releases the webview callback; telling the host to
-/// stop sending is the command's own business (`thread_unsubscribe`).
+/// delivery at once; telling the host to stop sending is the command's own
+/// business (`thread_unsubscribe`).
 #[derive(Debug)]
 pub(crate) struct EventStream {
     inner: Rc<StreamInner>,
 }
 
-/// What the webview calls with each raw channel message.
-type StreamCallback = Closure<dyn Fn(JsValue)>;
-
 #[derive(Debug)]
 struct StreamInner {
-    /// `None` once closed.
-    callback_id: Cell<Option<f64>>,
-    closure: RefCell<Option<StreamCallback>>,
+    /// The page's id of the stream (see outbox.rs); `None` once closed.
+    id: Cell<Option<u32>>,
 }
 
 impl StreamInner {
     fn is_open(&self) -> bool {
-        self.callback_id.get().is_some()
+        self.id.get().is_some()
     }
 
     fn close(&self) {
-        if let Some(id) = self.callback_id.take() {
-            let _ = unregister_callback(id);
-        }
-        // The closure may be the one running now (an event that ends or
-        // reopens its stream): free it once this turn is over.
-        if let Some(closure) = self.closure.borrow_mut().take() {
-            wasm_bindgen_futures::spawn_local(async move { drop(closure) });
+        if let Some(id) = self.id.take() {
+            crate::outbox::close_stream(id);
         }
     }
 }
@@ -120,18 +106,18 @@ impl StreamInner {
 impl EventStream {
     fn open<E: serde::de::DeserializeOwned + 'static>(on_event: impl Fn(E) + 'static) -> Self {
         let inner = Rc::new(StreamInner {
-            callback_id: Cell::new(None),
-            closure: RefCell::new(None),
+            id: Cell::new(None),
         });
         let weak: Weak<StreamInner> = Rc::downgrade(&inner);
-        let order = RefCell::new(ChannelOrder::<JsValue>::default());
-        let closure = StreamCallback::new(move |raw: JsValue| {
+        let order = RefCell::new(ChannelOrder::<serde_json::Value>::default());
+        let listener = move |index: u64, message: Option<serde_json::Value>| {
             let Some(inner) = weak.upgrade() else { return };
             if !inner.is_open() {
                 return;
             }
-            let Some(incoming) = incoming(raw) else {
-                return;
+            let incoming = match message {
+                Some(message) => Incoming::Message { index, message },
+                None => Incoming::End { index },
             };
             let (due, over) = {
                 let mut order = order.borrow_mut();
@@ -143,7 +129,7 @@ impl EventStream {
                 if !inner.is_open() {
                     return;
                 }
-                match serde_wasm_bindgen::from_value::<E>(message) {
+                match serde_json::from_value::<E>(message) {
                     Ok(event) => on_event(event),
                     Err(error) => {
                         web_sys::console::warn_1(&format!("stream event: {error}").into());
@@ -153,15 +139,14 @@ impl EventStream {
             if over {
                 inner.close();
             }
-        });
-        let id = transform_callback(closure.as_ref().unchecked_ref(), false);
-        inner.callback_id.set(Some(id));
-        *inner.closure.borrow_mut() = Some(closure);
+        };
+        let id = crate::outbox::open_stream(Rc::new(listener));
+        inner.id.set(Some(id));
         Self { inner }
     }
 
-    fn callback_id(&self) -> f64 {
-        self.inner.callback_id.get().unwrap_or_default()
+    fn id(&self) -> u32 {
+        self.inner.id.get().unwrap_or_default()
     }
 }
 
@@ -169,23 +154,6 @@ impl Drop for EventStream {
     fn drop(&mut self) {
         self.inner.close();
     }
-}
-
-/// Reads one raw channel message: `{message, index}` or `{end: true, index}`.
-fn incoming(raw: JsValue) -> Option<Incoming<JsValue>> {
-    let index = js_sys::Reflect::get(&raw, &"index".into())
-        .ok()
-        .and_then(|i| i.as_f64())?;
-    // Indexes count messages from 0; anything else is not Tauri's framing.
-    if !(index >= 0.0 && index.fract() == 0.0) {
-        return None;
-    }
-    let index = index as u64;
-    if js_sys::Reflect::has(&raw, &"end".into()).unwrap_or(false) {
-        return Some(Incoming::End { index });
-    }
-    let message = js_sys::Reflect::get(&raw, &"message".into()).ok()?;
-    Some(Incoming::Message { index, message })
 }
 
 /// Calls a Tauri command that is not in the protocol table (plugin commands).

@@ -17,6 +17,7 @@ mod latest;
 mod links;
 mod markdown;
 mod notify;
+mod outbox;
 mod place;
 mod quick_ask;
 mod screen;

@@ -232,6 +232,10 @@ commands! {
     WindowSnapshotSet = "window_snapshot_set", crate::WindowSnapshot => ();
     /// The window painted its inbox for the first time (logged).
     WindowPainted = "window_painted", crate::WindowPaintedParams => ();
+    /// What the host has for the calling window since its last call, oldest
+    /// first; waits up to `OUTBOX_WAIT_SECS` for something, then answers
+    /// nothing. The page asks again as each answer comes.
+    OutboxTake = "outbox_take", crate::OutboxTakeParams => Vec<crate::PageMessage>;
 
     /// Hides the quick-ask window; its run keeps going.
     QuickAskHide = "quick_ask_hide", crate::QuickAskHideParams => ();

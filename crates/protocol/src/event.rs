@@ -1,13 +1,14 @@
-//! App-wide, low-rate notices sent as Tauri events (streams use channels).
+//! App-wide, low-rate notices for the windows (they reach a page through its
+//! outbox, see [`crate::PageMessage`], as streams' messages do).
 //!
-//! Every Tauri event name the app sends is declared here, so the sender in
-//! the desktop binary and the listener in the window name it the same way.
+//! Every event name the app sends is declared here, so the sender in the
+//! desktop binary and the listener in the window name it the same way.
 
 use crate::run::{RunId, RunStatus};
 use crate::thread::ThreadId;
 use serde::{Deserialize, Serialize};
 
-/// One app event: its Tauri event name and payload come from here only.
+/// One app event: its name and payload come from here only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AppEvent {
@@ -84,7 +85,7 @@ impl AppEvent {
         Self::PLUGINS_CHANGED,
     ];
 
-    /// The Tauri event name.
+    /// The event's name.
     pub fn name(&self) -> &'static str {
         match self {
             Self::ThreadsChanged { .. } => Self::THREADS_CHANGED,
@@ -101,7 +102,8 @@ impl AppEvent {
 }
 
 /// A notice for one window that carries no payload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WindowEvent {
     /// The quick-ask window was shown (again), so it focuses its input.
     QuickAskShown,
@@ -112,7 +114,7 @@ impl WindowEvent {
     /// Every window event name.
     pub const NAMES: &'static [&'static str] = &[Self::QUICK_ASK_SHOWN];
 
-    /// The Tauri event name.
+    /// The event's name (as it is on the wire).
     pub fn name(self) -> &'static str {
         match self {
             Self::QuickAskShown => Self::QUICK_ASK_SHOWN,

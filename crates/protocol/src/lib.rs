@@ -18,6 +18,7 @@ mod logs;
 mod mcp;
 mod memory;
 mod notification;
+mod outbox;
 mod plugin;
 mod provider;
 mod run;
@@ -93,6 +94,7 @@ pub use memory::{
 pub use notification::{
     NotificationStatus, NotificationStatusParams, NotificationTakePendingParams,
 };
+pub use outbox::{DragPhase, OUTBOX_WAIT_SECS, OutboxTakeParams, PageMessage};
 pub use plugin::{
     PluginInstallChooseParams, PluginInstallParams, PluginInstallPreview, PluginList,
     PluginListParams, PluginNameParams, PluginSetEnabledParams, PluginStatus, PluginView,

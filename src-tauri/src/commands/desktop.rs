@@ -26,4 +26,6 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::WindowPainted, _, _>(|host, params| async move {
         host.window_painted(params).await
     });
+    // The page's messages: from its outbox, not the host.
+    registry.register_outbox();
 }

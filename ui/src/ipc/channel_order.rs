@@ -1,6 +1,8 @@
-//! Tauri's channel framing, without the webview: every message carries the
-//! index it was sent with, and large ones are fetched separately, so they can
-//! arrive out of order; the end marker carries how many messages came before.
+//! A channel's framing: every message carries the index it was sent with,
+//! and the end marker how many messages came before. The page's outbox
+//! hands them over in the order they were queued; two senders on one
+//! channel could still queue them out of order, so they are put back in
+//! order here.
 
 use std::collections::BTreeMap;
 

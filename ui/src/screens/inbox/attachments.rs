@@ -5,57 +5,41 @@
 
 use super::state::{ConfirmRequest, Inbox, use_inbox};
 use crate::components::attachments::{Tray, extension_badge, file_icon};
-use crate::events::listen_here;
 use crate::ipc::invoke;
 use crate::screen::Screen;
 use leptos::prelude::*;
 use pizza_protocol::{
-    AttachmentIdParams, AttachmentKind, AttachmentPickParams, AttachmentView, cmd, format_size,
+    AttachmentIdParams, AttachmentKind, AttachmentPickParams, AttachmentView, DragPhase, cmd,
+    format_size,
 };
-use serde::Deserialize;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
-
-/// Tauri's events for files dragged from the system over a window (Tauri
-/// takes such drags over from the page, so no HTML drag event comes).
-const DRAG_ENTER: &str = "tauri://drag-enter";
-const DRAG_OVER: &str = "tauri://drag-over";
-const DRAG_DROP: &str = "tauri://drag-drop";
-const DRAG_LEAVE: &str = "tauri://drag-leave";
-
-/// What `tauri://drag-drop` carries that matters here.
-#[derive(Debug, Deserialize)]
-struct Dropped {
-    #[serde(default)]
-    paths: Vec<String>,
-}
 
 /// Follows files dragged over the window: `dragging` while they are over
 /// it; dropped ones attach to the open thread, or to a new one.
 pub(crate) fn follow_drops(inbox: Inbox, screen: RwSignal<Screen>, dragging: RwSignal<bool>) {
-    let over = move |_| {
-        if !dragging.get_untracked() {
-            dragging.set(true);
+    crate::events::on_drag(move |phase, paths| match phase {
+        // A drag that entered before the page listened announces itself
+        // with `Over`.
+        DragPhase::Enter | DragPhase::Over => {
+            if !dragging.get_untracked() {
+                dragging.set(true);
+            }
         }
-    };
-    listen_here(DRAG_ENTER, over);
-    // A drag that entered before the page listened announces itself here.
-    listen_here(DRAG_OVER, over);
-    listen_here(DRAG_LEAVE, move |_| dragging.set(false));
-    listen_here(DRAG_DROP, move |payload| {
-        dragging.set(false);
-        let paths = serde_wasm_bindgen::from_value::<Dropped>(payload)
-            .map(|dropped| dropped.paths)
-            .unwrap_or_default();
-        if paths.is_empty() {
-            return;
-        }
-        screen.set(Screen::Inbox);
-        match inbox.selected.get_untracked() {
-            Some(thread_id) => inbox.tray(thread_id).add_paths(paths),
-            None => super::new_thread_then(inbox, move |thread_id| {
-                inbox.tray(thread_id).add_paths(paths);
-            }),
+        DragPhase::Leave => dragging.set(false),
+        DragPhase::Drop => {
+            dragging.set(false);
+            if paths.is_empty() {
+                return;
+            }
+            let paths = paths.to_vec();
+            screen.set(Screen::Inbox);
+            match inbox.selected.get_untracked() {
+                Some(thread_id) => inbox.tray(thread_id).add_paths(paths),
+                None => super::new_thread_then(inbox, move |thread_id| {
+                    inbox.tray(thread_id).add_paths(paths);
+                }),
+            }
         }
     });
 }
