@@ -23,6 +23,10 @@
   // The shell's scrolling regions, and what in them a scroll is kept by.
   const SCROLLERS = [".sidebar", ".pane"];
   const ANCHORS = "[data-thread-id], [data-message-id]";
+  // Notices of a moment ("Saved", "Exported to …", the overlay of files
+  // dragged over the window): a new page shows none of them, so a look
+  // with one would lose it as the cover goes.
+  const PASSING = ".saved, .quiet-notice, .drop-overlay";
 
   const cover = () => document.getElementById("snapshot");
   // The page's own shell, under the cover.
@@ -129,8 +133,8 @@
   }
 
   // The live shell's markup, without what only the live page may have:
-  // ids, test ids, focus and object URLs; scroll offsets and what text
-  // fields hold kept.
+  // ids, test ids, focus, object URLs and passing notices; scroll offsets
+  // and what text fields hold kept.
   // Null when there is no shell, when a dialog, side panel or menu is open
   // (a new window opens none), or when it is too large to keep.
   const take = () => {
@@ -158,6 +162,7 @@
         copied.removeAttribute("src");
       }
     });
+    for (const notice of copy.querySelectorAll(PASSING)) notice.remove();
     const html = copy.outerHTML;
     return html.length <= MAX_BYTES ? html : null;
   };

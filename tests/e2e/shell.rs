@@ -108,6 +108,19 @@ async fn the_theme_changes_and_survives_a_restart() -> Result<()> {
         app.click("[data-testid=theme-dark]").await?;
         app.wait_for_value(THEME, &json!("dark")).await?;
         app.find(".saved").await?;
+        // The look kept of this page has the choice but not the passing
+        // "Saved": the next window's page does not show it, and it would
+        // vanish as the look gives way.
+        let kept = sandbox.data_root().join("window-snapshot.html");
+        let text = kept_until(&kept, |text| {
+            text.split("<button")
+                .any(|b| b.contains("aria-checked=\"true\"") && b.contains(">Dark<"))
+        })
+        .await?;
+        ensure!(
+            !text.contains("class=\"saved\""),
+            "the kept look shows the passing notice"
+        );
         Ok(())
     })
     .await?;
