@@ -309,7 +309,11 @@ fn on_window_event(app: &AppHandle, label: &str, event: &WindowEvent) {
 /// (closed to the tray): WebKit's network process goes too. On the event loop's thread, where webviews are made, so a
 /// window being opened cannot fall between the check and the end.
 fn on_window_destroyed(app: &AppHandle, label: &str) {
-    if let Some(outboxes) = app.try_state::<crate::outbox::Outboxes>() {
+    // Tauri forgets the window before this runs, so a webview of that label
+    // now would be a new one, whose page's load made it a fresh outbox.
+    if let Some(outboxes) = app.try_state::<crate::outbox::Outboxes>()
+        && app.get_webview_window(label).is_none()
+    {
         outboxes.close(label);
     }
     if app.try_state::<Host>().is_none() {
