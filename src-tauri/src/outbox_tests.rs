@@ -173,3 +173,25 @@ fn drags_keep_their_phase_and_paths() {
         })
     );
 }
+
+#[tokio::test]
+async fn a_page_that_stopped_taking_keeps_only_the_newest_messages() {
+    let outbox = Outbox::default();
+    for cursor in 0..(MAX_QUEUED as i64 + 5) {
+        outbox.push(PageMessage::App {
+            event: AppEvent::ThreadsChanged {
+                thread_id: Some(cursor.to_string()),
+            },
+        });
+    }
+    let got = outbox.take(NO_WAIT).await;
+    assert_eq!(got.len(), MAX_QUEUED);
+    assert_eq!(
+        got[0],
+        PageMessage::App {
+            event: AppEvent::ThreadsChanged {
+                thread_id: Some("5".into())
+            }
+        }
+    );
+}
