@@ -28,6 +28,14 @@ pub(crate) async fn invoke<C: Command>(params: &C::Params) -> Result<C::Response
     decode::<C>(tauri_invoke(C::NAME, args).await)
 }
 
+/// Calls command `C` and hands its answer back undecoded, for a caller that
+/// decodes it piece by piece; a refusal is an [`ApiError`] as for
+/// [`invoke`].
+pub(crate) async fn invoke_raw<C: Command>(params: &C::Params) -> Result<JsValue, ApiError> {
+    let args = encode::<C>(params)?;
+    tauri_invoke(C::NAME, args).await.map_err(refusal)
+}
+
 /// Calls streaming command `C`: `on_event` gets its events in the order the
 /// host sent them (including those sent before the answer) until the host
 /// ends the stream or the returned [`EventStream`] is dropped. A failed call
@@ -59,11 +67,14 @@ fn decode<C: Command>(answer: Result<JsValue, JsValue>) -> Result<C::Response, A
             ApiError::general(format!("The answer to {} was not understood.", C::NAME))
                 .with_details(e.to_string())
         }),
-        Err(error) => Err(serde_wasm_bindgen::from_value::<ApiError>(error.clone())
-            .unwrap_or_else(|_| {
-                ApiError::general("Pizza Bot's core did not answer.").with_details(js_text(&error))
-            })),
+        Err(error) => Err(refusal(error)),
     }
+}
+
+fn refusal(error: JsValue) -> ApiError {
+    serde_wasm_bindgen::from_value::<ApiError>(error.clone()).unwrap_or_else(|_| {
+        ApiError::general("Pizza Bot's core did not answer.").with_details(js_text(&error))
+    })
 }
 
 fn js_text(value: &JsValue) -> String {
@@ -109,8 +120,8 @@ impl EventStream {
             id: Cell::new(None),
         });
         let weak: Weak<StreamInner> = Rc::downgrade(&inner);
-        let order = RefCell::new(ChannelOrder::<serde_json::Value>::default());
-        let listener = move |index: u64, message: Option<serde_json::Value>| {
+        let order = RefCell::new(ChannelOrder::<JsValue>::default());
+        let listener = move |index: u64, message: Option<JsValue>| {
             let Some(inner) = weak.upgrade() else { return };
             if !inner.is_open() {
                 return;
@@ -129,7 +140,7 @@ impl EventStream {
                 if !inner.is_open() {
                     return;
                 }
-                match serde_json::from_value::<E>(message) {
+                match serde_wasm_bindgen::from_value::<E>(message) {
                     Ok(event) => on_event(event),
                     Err(error) => {
                         web_sys::console::warn_1(&format!("stream event: {error}").into());

@@ -4,12 +4,13 @@
 //! `outbox_take`, asking again as each answer comes, and hands each to its
 //! listener here. Nothing reaches the page by a script the host runs in it.
 
-use crate::ipc::invoke;
+use crate::ipc::invoke_raw;
 use pizza_protocol::{ApiError, OutboxTakeParams, PageMessage, cmd};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
+use wasm_bindgen::JsValue;
 
 /// How long to wait before asking again after a failed fetch.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
@@ -17,7 +18,8 @@ const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// Gets every message that is not a stream's.
 type Listener = Rc<dyn Fn(&PageMessage)>;
 /// Gets a stream's messages by index: `Some(message)`, or `None` for its end.
-pub(crate) type StreamListener = Rc<dyn Fn(u64, Option<serde_json::Value>)>;
+/// Left undecoded: the stream decodes its own event type.
+pub(crate) type StreamListener = Rc<dyn Fn(u64, Option<JsValue>)>;
 
 thread_local! {
     static LISTENERS: RefCell<Vec<Listener>> = const { RefCell::new(Vec::new()) };
@@ -37,8 +39,10 @@ pub(crate) fn start() {
 fn fetch() {
     leptos::task::spawn_local(async move {
         loop {
-            match invoke::<cmd::OutboxTake>(&OutboxTakeParams {}).await {
-                Ok(messages) => messages.iter().for_each(deliver),
+            match invoke_raw::<cmd::OutboxTake>(&OutboxTakeParams {}).await {
+                Ok(messages) => js_sys::Array::from(&messages).for_each(&mut |message, _, _| {
+                    deliver(message);
+                }),
                 Err(error) => {
                     warn(&error);
                     leptos::prelude::set_timeout(fetch, RETRY_AFTER);
@@ -53,25 +57,40 @@ fn warn(error: &ApiError) {
     web_sys::console::warn_1(&format!("the window's messages: {}", error.message).into());
 }
 
-fn deliver(message: &PageMessage) {
-    match message {
-        PageMessage::Stream {
-            channel,
-            index,
-            message,
-        } => to_stream(*channel, *index, Some(message.clone())),
-        PageMessage::StreamEnd { channel, index } => to_stream(*channel, *index, None),
-        other => {
-            // A listener may add listeners: call a copy of the list.
-            let listeners = LISTENERS.with_borrow(Clone::clone);
-            for listener in listeners {
-                listener(other);
-            }
+/// Hands one message to its listeners. A stream's message is passed on as
+/// it came, for its stream to decode as its own type; the rest are
+/// [`PageMessage`]s.
+fn deliver(message: JsValue) {
+    let field = |name: &str| js_sys::Reflect::get(&message, &name.into()).unwrap_or_default();
+    let number = |name: &str| {
+        field(name)
+            .as_f64()
+            .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+    };
+    match field("kind").as_string().as_deref() {
+        Some(kind @ ("stream" | "stream_end")) => {
+            let (Some(channel), Some(index)) = (number("channel"), number("index")) else {
+                return;
+            };
+            let sent = (kind == "stream").then(|| field("message"));
+            to_stream(channel as u32, index as u64, sent);
         }
+        _ => match serde_wasm_bindgen::from_value::<PageMessage>(message) {
+            Ok(message) => {
+                // A listener may add listeners: call a copy of the list.
+                let listeners = LISTENERS.with_borrow(Clone::clone);
+                for listener in listeners {
+                    listener(&message);
+                }
+            }
+            Err(error) => {
+                web_sys::console::warn_1(&format!("a message for the window: {error}").into());
+            }
+        },
     }
 }
 
-fn to_stream(channel: u32, index: u64, message: Option<serde_json::Value>) {
+fn to_stream(channel: u32, index: u64, message: Option<JsValue>) {
     // The listener may close its own stream: call it outside the map.
     let listener = STREAMS.with_borrow(|streams| streams.get(&channel).cloned());
     if let Some(listener) = listener {
