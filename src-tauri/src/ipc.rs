@@ -16,8 +16,8 @@
 use crate::outbox::{Outbox, Outboxes};
 use pizza_host::Host;
 use pizza_protocol::{
-    ApiError, Command, ErrorCode, OUTBOX_WAIT_SECS, STREAM_CHANNEL_ARG, StreamingCommand,
-    WindowScope, cmd,
+    ApiError, Command, ErrorCode, OUTBOX_WAIT_SECS, STREAM_CHANNEL_ARG, STREAM_CHANNEL_PREFIX,
+    StreamingCommand, WindowScope, cmd,
 };
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -276,10 +276,6 @@ pub(crate) fn invoke_handler<R: tauri::Runtime>(
     }
 }
 
-/// How a page names a channel in an invoke's arguments: this prefix and the
-/// id of the callback its messages go to (Tauri's own format).
-const CHANNEL_PREFIX: &str = "__CHANNEL__:";
-
 /// Takes the channel argument out of the params (so they stay exactly the
 /// declared type): the page's id for it.
 fn take_channel(mut raw: Value) -> Result<(Value, Option<u32>), ApiError> {
@@ -291,11 +287,11 @@ fn take_channel(mut raw: Value) -> Result<(Value, Option<u32>), ApiError> {
     };
     let id = value
         .as_str()
-        .and_then(|text| text.strip_prefix(CHANNEL_PREFIX))
+        .and_then(|text| text.strip_prefix(STREAM_CHANNEL_PREFIX))
         .and_then(|id| id.parse::<u32>().ok())
         .ok_or_else(|| {
             ApiError::invalid_input(format!("“{STREAM_CHANNEL_ARG}” is not a channel."))
-                .with_details(format!("{value} is not {CHANNEL_PREFIX}<id>"))
+                .with_details(format!("{value} is not {STREAM_CHANNEL_PREFIX}<id>"))
         })?;
     Ok((raw, Some(id)))
 }

@@ -4,7 +4,9 @@
 mod channel_order;
 
 use channel_order::{ChannelOrder, Incoming};
-use pizza_protocol::{ApiError, Command, STREAM_CHANNEL_ARG, StreamingCommand};
+use pizza_protocol::{
+    ApiError, Command, STREAM_CHANNEL_ARG, STREAM_CHANNEL_PREFIX, StreamingCommand,
+};
 use serde::Serialize;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -17,10 +19,6 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = invoke)]
     async fn tauri_invoke(cmd: &str, args: JsValue) -> Result<JsValue, JsValue>;
 }
-
-/// How a channel is named in an invoke's arguments: this prefix and the
-/// page's id of the stream (Tauri's format, read by the host).
-const CHANNEL_PREFIX: &str = "__CHANNEL__:";
 
 /// Calls command `C` and decodes its answer; every failure is an [`ApiError`].
 pub(crate) async fn invoke<C: Command>(params: &C::Params) -> Result<C::Response, ApiError> {
@@ -46,7 +44,7 @@ pub(crate) async fn subscribe<C: StreamingCommand>(
 ) -> Result<(C::Response, EventStream), ApiError> {
     let args = encode::<C>(params)?;
     let stream = EventStream::open(on_event);
-    let channel = format!("{CHANNEL_PREFIX}{}", stream.id());
+    let channel = format!("{STREAM_CHANNEL_PREFIX}{}", stream.id());
     js_sys::Reflect::set(&args, &STREAM_CHANNEL_ARG.into(), &channel.into())
         .map_err(|_| ApiError::invalid_input(format!("Could not encode {}.", C::NAME)))?;
     // On failure `stream` drops here, and hears nothing more.

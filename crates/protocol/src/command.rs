@@ -30,6 +30,10 @@ pub trait StreamingCommand: Command {
 /// part of the command's params.
 pub const STREAM_CHANNEL_ARG: &str = "on_event";
 
+/// How [`STREAM_CHANNEL_ARG`] names the page's channel: this prefix, then
+/// the page's id for it (a `u32`), as in Tauri's own format.
+pub const STREAM_CHANNEL_PREFIX: &str = "__CHANNEL__:";
+
 /// The name of a streaming entry; the event type only marks it as one.
 macro_rules! streaming_name {
     ($name:literal $event:ty) => {

@@ -45,7 +45,8 @@ pub use automations::{
     Automations, AutomationsGetParams, AutomationsPatch, DEFAULT_WEBHOOK_PORT, WebhookListener,
 };
 pub use command::{
-    COMMANDS, Command, STREAM_CHANNEL_ARG, STREAMING_COMMANDS, StreamingCommand, cmd,
+    COMMANDS, Command, STREAM_CHANNEL_ARG, STREAM_CHANNEL_PREFIX, STREAMING_COMMANDS,
+    StreamingCommand, cmd,
 };
 pub use composer::{
     ComposerDraftSaveParams, ComposerGetParams, ComposerHistoryAddParams, ComposerState, Draft,

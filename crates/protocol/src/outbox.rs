@@ -104,5 +104,26 @@ mod tests {
             window,
             serde_json::json!({"kind": "window", "event": "quick_ask_shown"})
         );
+        // The page reads a stream's messages by these names, without
+        // decoding them as a `PageMessage` (ui/src/outbox.rs).
+        let stream = serde_json::to_value(PageMessage::Stream {
+            channel: 7,
+            index: 2,
+            message: serde_json::json!({"seq": 1}),
+        })
+        .unwrap();
+        assert_eq!(
+            stream,
+            serde_json::json!({"kind": "stream", "channel": 7, "index": 2, "message": {"seq": 1}})
+        );
+        let end = serde_json::to_value(PageMessage::StreamEnd {
+            channel: 7,
+            index: 3,
+        })
+        .unwrap();
+        assert_eq!(
+            end,
+            serde_json::json!({"kind": "stream_end", "channel": 7, "index": 3})
+        );
     }
 }
