@@ -13,6 +13,7 @@ mod bench;
 mod deb;
 mod layering;
 mod mcp_servers;
+mod npm;
 mod recall;
 mod services;
 mod setup;

@@ -7,7 +7,7 @@
 //! install is redone too.
 
 use crate::step;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -16,46 +16,16 @@ pub(crate) const SERVERS_ENV: &str = "PIZZA_MCP_SERVERS";
 
 /// `$HOME/.cache/pizza-bot/mcp`: shared by every checkout, never in one.
 pub(crate) fn servers_dir() -> Result<PathBuf> {
-    let home = std::env::var_os("HOME").context("HOME is not set")?;
-    Ok(PathBuf::from(home).join(".cache/pizza-bot/mcp"))
+    crate::npm::cache_dir("mcp")
 }
 
 /// Installs what changed and returns the install directory.
 pub(crate) fn ensure() -> Result<PathBuf> {
     let dir = servers_dir()?;
     let sources = crate::workspace_root().join("tests/mcp");
-    ensure_npm(&sources, &dir.join("npm"))?;
+    crate::npm::ensure_locked(&sources, &dir.join("npm"), "the MCP test servers")?;
     ensure_venv(&sources, &dir.join("venv"))?;
     Ok(dir)
-}
-
-fn ensure_npm(sources: &Path, prefix: &Path) -> Result<()> {
-    let lock = std::fs::read(sources.join("package-lock.json"))?;
-    let stamp = prefix.join(".installed-lock.json");
-    if std::fs::read(&stamp).is_ok_and(|done| done == lock) {
-        return Ok(());
-    }
-    if !step::have("npm") {
-        bail!("npm is needed to install the MCP test servers (Debian: nodejs)");
-    }
-    std::fs::create_dir_all(prefix)?;
-    for file in ["package.json", "package-lock.json"] {
-        std::fs::copy(sources.join(file), prefix.join(file))
-            .with_context(|| format!("could not copy tests/mcp/{file}"))?;
-    }
-    step::run(
-        Command::new("npm")
-            .args([
-                "ci",
-                "--no-audit",
-                "--no-fund",
-                "--ignore-scripts",
-                "--prefix",
-            ])
-            .arg(prefix),
-    )?;
-    std::fs::write(&stamp, lock)?;
-    Ok(())
 }
 
 fn ensure_venv(sources: &Path, venv: &Path) -> Result<()> {

@@ -23,6 +23,9 @@ const BUILD_PACKAGES: &[&str] = &[
     "librsvg2-dev",
     "libxdo-dev",
     "libdbus-1-dev",
+    // Node.js runs binaryen's wasm-opt, which shrinks the UI's wasm
+    // (xtask/src/ui.rs), and the Tauri CLI that makes the .deb.
+    "nodejs",
 ];
 
 /// What the test suite starts: a display, the WebDriver, a session bus and a
@@ -38,7 +41,6 @@ const TEST_PACKAGES: &[&str] = &[
     "libsecret-tools",
     "xdotool",
     // The MCP servers the tests talk to (xtask/src/mcp_servers.rs).
-    "nodejs",
     "python3-venv",
 ];
 
