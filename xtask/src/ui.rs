@@ -3,7 +3,7 @@
 //! then binaryen's `wasm-opt` (npm's `binaryen`, pinned by
 //! `xtask/binaryen/package-lock.json` and installed under
 //! `~/.cache/pizza-bot/binaryen`: Debian's is too old, it writes the
-//! externref table wasm-bindgen uses as an anyref one, which no engine takes).
+//! externref table wasm-bindgen uses as an anyref one, which WebKit refuses).
 
 use crate::step;
 use anyhow::{Context, Result};
@@ -60,7 +60,7 @@ pub(crate) fn build() -> Result<()> {
         copy_if_changed(&ui.join(file), &dist.join(file))?;
     }
     eprintln!(
-        "<== {:.1}s  wasm-bindgen → {}",
+        "<== {:.1}s  wasm-bindgen and wasm-opt → {}",
         started.elapsed().as_secs_f64(),
         dist.display()
     );
@@ -73,8 +73,8 @@ const SHRUNK: &str = "pizza_ui_bg.shrunk.wasm";
 const SHRUNK_FROM: &str = "pizza_ui_bg.shrunk-from.wasm";
 
 /// The wasm features rustc's wasm32-unknown-unknown target turns on, which
-/// `wasm-opt` must be told of (wasm-bindgen drops the section naming them);
-/// a feature the target gains makes `wasm-opt` refuse the module, loudly.
+/// `wasm-opt` must be told of; a feature the target gains makes `wasm-opt`
+/// refuse the module, loudly.
 const WASM_FEATURES: &[&str] = &[
     "--enable-bulk-memory",
     "--enable-multivalue",
