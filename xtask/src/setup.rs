@@ -23,6 +23,8 @@ const BUILD_PACKAGES: &[&str] = &[
     "librsvg2-dev",
     "libxdo-dev",
     "libdbus-1-dev",
+    // The store links the system's SQLite on Linux (crates/store/Cargo.toml).
+    "libsqlite3-dev",
     // Node.js runs binaryen's wasm-opt, which shrinks the UI's wasm
     // (xtask/src/ui.rs), and the Tauri CLI that makes the .deb.
     "nodejs",

@@ -28,6 +28,12 @@ pub enum Error {
         supported: i64,
     },
 
+    #[error(
+        "this system's SQLite is {found}; Pizza Bot needs {needed} or newer \
+         (install a newer libsqlite3)"
+    )]
+    OldSqlite { found: String, needed: &'static str },
+
     #[error("migration {version} ({name}) failed on {path}; nothing was changed: {source}")]
     Migration {
         path: PathBuf,
@@ -77,6 +83,7 @@ impl Error {
             Self::InvalidInput(_) => ErrorCode::InvalidInput,
             Self::Database(e) if e.is_busy() => ErrorCode::ResourceInUse,
             Self::Migration { .. }
+            | Self::OldSqlite { .. }
             | Self::Io { .. }
             | Self::AttachmentFile { .. }
             | Self::Corrupt(_)

@@ -16,6 +16,11 @@ pub const DB_FILE_NAME: &str = "pizza-bot.sqlite";
 /// The folder inside the data root that holds attachments' bytes.
 pub(crate) const ATTACHMENTS_DIR_NAME: &str = "attachments";
 
+/// The oldest SQLite the store's SQL runs on (`RETURNING`). On Linux the
+/// app uses the system's library, which a `.deb` requires by version; a
+/// build run elsewhere finds out here, in words, at start.
+pub(crate) const MIN_SQLITE: &str = "3.35.0";
+
 /// Readers run beside the single writer thanks to WAL.
 const READ_CONNECTIONS: u32 = 4;
 
@@ -79,6 +84,16 @@ impl Store {
         let connect = connect_options(&path, options.durability);
 
         let mut conn = SqliteConnection::connect_with(&connect).await?;
+        let version: String = sqlx::query_scalar("SELECT sqlite_version()")
+            .fetch_one(&mut conn)
+            .await?;
+        if !sqlite_supported(&version) {
+            conn.close().await?;
+            return Err(Error::OldSqlite {
+                found: version,
+                needed: MIN_SQLITE,
+            });
+        }
         let migrated = migrate(&mut conn, &path, migrations).await;
         conn.close().await?;
         migrated?;
@@ -139,6 +154,18 @@ impl Store {
     pub(crate) async fn write_tx(&self) -> Result<Transaction<'static, Sqlite>> {
         Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
     }
+}
+
+/// Whether SQLite `version` ("3.40.1") is at least [`MIN_SQLITE`].
+pub(crate) fn sqlite_supported(version: &str) -> bool {
+    let parts = |text: &str| {
+        let mut numbers = [0_u32; 3];
+        for (number, part) in numbers.iter_mut().zip(text.split('.')) {
+            *number = part.trim().parse().unwrap_or(0);
+        }
+        numbers
+    };
+    parts(version) >= parts(MIN_SQLITE)
 }
 
 fn connect_options(path: &Path, durability: Durability) -> SqliteConnectOptions {

@@ -336,3 +336,31 @@ async fn messages_written_before_the_transcript_type_read_the_same() {
     assert_eq!(hits.len(), 1);
     store.close().await;
 }
+
+#[test]
+fn sqlite_versions_below_the_floor_are_refused() {
+    use crate::store::sqlite_supported;
+    assert!(sqlite_supported("3.35.0"));
+    assert!(sqlite_supported("3.40.1"));
+    assert!(sqlite_supported("3.46.0"));
+    assert!(sqlite_supported("4.0.0"));
+    assert!(!sqlite_supported("3.34.1"));
+    assert!(!sqlite_supported("3.9.2"));
+    assert!(!sqlite_supported("garbage"));
+}
+
+#[tokio::test]
+async fn the_linked_sqlite_is_one_the_store_runs_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let version: String = sqlx::query_scalar("SELECT sqlite_version()")
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    assert!(crate::store::sqlite_supported(&version), "{version}");
+    let fts5: i64 = sqlx::query_scalar("SELECT sqlite_compileoption_used('ENABLE_FTS5')")
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    assert_eq!(fts5, 1, "SQLite {version} has no FTS5");
+}
