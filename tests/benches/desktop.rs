@@ -41,7 +41,7 @@ use pizza_test_support::procs::{Usage, cpu_ticks, mappings, percent, pss_kinds, 
 use pizza_test_support::tray_watcher::TrayWatcher;
 use serde_json::json;
 use starts::{
-    Start, fresh_start_figures, last_look, long_thread_start_figures, report_last_look,
+    Running, Start, fresh_start_figures, last_look, long_thread_start_figures, report_last_look,
     report_starts, start_and_stop, timed_start, window_steps,
 };
 use std::path::{Path, PathBuf};
@@ -229,7 +229,24 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<Start> {
         warm.push(start_and_stop(&sandbox).await?);
     }
     report_starts(figures, "warm", &warm);
+    started_hidden_figures(figures, &sandbox).await?;
     Ok(fresh)
+}
+
+/// The app started hidden, as at login, before it ever made a window: what
+/// it holds with only the libraries loaded, beside what it keeps once a
+/// window was shown and closed ("hidden").
+async fn started_hidden_figures(figures: &mut Figures, sandbox: &Sandbox) -> Result<()> {
+    let app = Running::start_with(sandbox, &["--hidden"])?;
+    app.wait_logged("started hidden, in the tray").await?;
+    tokio::time::sleep(SETTLE).await;
+    report_memory(
+        figures,
+        "started hidden, never shown",
+        &usage(&tree(app.pid())),
+    );
+    app.stop();
+    Ok(())
 }
 
 /// Runs with a streamed answer after a tool call, each in a new thread;

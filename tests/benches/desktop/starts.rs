@@ -17,22 +17,32 @@ pub(crate) struct Running {
     pub(crate) log: PathBuf,
     /// Paints logged by earlier launches on the same data root.
     paints_before: usize,
+    /// Where this launch's lines begin in the log.
+    log_from: usize,
 }
 
 impl Running {
     pub(crate) fn start(sandbox: &Sandbox) -> Result<Self> {
+        Self::start_with(sandbox, &[])
+    }
+
+    /// Started with `args` (`--hidden`, as a login does).
+    pub(crate) fn start_with(sandbox: &Sandbox, args: &[&str]) -> Result<Self> {
         let mut command = Command::new(app_binary()?);
         command
+            .args(args)
             .envs(harness::app_env(sandbox, &sandbox.data_root())?)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let log = sandbox.data_root().join("logs").join("pizza-bot.log");
         let paints_before = paints(&log);
+        let log_from = std::fs::read_to_string(&log).map_or(0, |text| text.len());
         let child = command.spawn().context("starting the app")?;
         Ok(Self {
             child,
             log,
             paints_before,
+            log_from,
         })
     }
 
@@ -43,6 +53,24 @@ impl Running {
     /// How many times a window of this launch has painted its inbox.
     pub(crate) fn paints(&self) -> usize {
         paints(&self.log).saturating_sub(self.paints_before)
+    }
+
+    /// Waits until this launch's log has `marker`.
+    pub(crate) async fn wait_logged(&self, marker: &str) -> Result<()> {
+        let deadline = Instant::now() + TIMEOUT;
+        let logged = || {
+            std::fs::read_to_string(&self.log).is_ok_and(|log| {
+                log.get(self.log_from..)
+                    .is_some_and(|ours| ours.contains(marker))
+            })
+        };
+        while !logged() {
+            if Instant::now() > deadline {
+                bail!("the app did not log {marker:?} within {TIMEOUT:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        Ok(())
     }
 
     pub(crate) async fn wait_for_paints(&self, count: usize) -> Result<()> {
