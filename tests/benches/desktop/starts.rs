@@ -15,9 +15,8 @@ use std::time::{Duration, Instant};
 pub(crate) struct Running {
     child: Child,
     pub(crate) log: PathBuf,
-    /// Paints logged by earlier launches on the same data root.
-    paints_before: usize,
-    /// Where this launch's lines begin in the log.
+    /// Where this launch's lines begin in the log (earlier launches on the
+    /// same data root wrote the ones before).
     log_from: usize,
 }
 
@@ -35,13 +34,11 @@ impl Running {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let log = sandbox.data_root().join("logs").join("pizza-bot.log");
-        let paints_before = paints(&log);
         let log_from = std::fs::read_to_string(&log).map_or(0, |text| text.len());
         let child = command.spawn().context("starting the app")?;
         Ok(Self {
             child,
             log,
-            paints_before,
             log_from,
         })
     }
@@ -50,38 +47,34 @@ impl Running {
         self.child.id()
     }
 
-    /// How many times a window of this launch has painted its inbox.
-    pub(crate) fn paints(&self) -> usize {
-        paints(&self.log).saturating_sub(self.paints_before)
+    /// How many of this launch's log lines have `marker`.
+    fn logged(&self, marker: &str) -> usize {
+        std::fs::read_to_string(&self.log).map_or(0, |log| {
+            log.get(self.log_from..)
+                .map_or(0, |ours| ours.matches(marker).count())
+        })
+    }
+
+    /// Waits until this launch has logged `marker` `count` times.
+    async fn wait_logged_times(&self, marker: &str, count: usize) -> Result<()> {
+        let deadline = Instant::now() + TIMEOUT;
+        while self.logged(marker) < count {
+            if Instant::now() > deadline {
+                bail!("the app did not log {marker:?} (#{count}) within {TIMEOUT:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        Ok(())
     }
 
     /// Waits until this launch's log has `marker`.
     pub(crate) async fn wait_logged(&self, marker: &str) -> Result<()> {
-        let deadline = Instant::now() + TIMEOUT;
-        let logged = || {
-            std::fs::read_to_string(&self.log).is_ok_and(|log| {
-                log.get(self.log_from..)
-                    .is_some_and(|ours| ours.contains(marker))
-            })
-        };
-        while !logged() {
-            if Instant::now() > deadline {
-                bail!("the app did not log {marker:?} within {TIMEOUT:?}");
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        Ok(())
+        self.wait_logged_times(marker, 1).await
     }
 
+    /// Waits until a window of this launch has painted its inbox `count` times.
     pub(crate) async fn wait_for_paints(&self, count: usize) -> Result<()> {
-        let deadline = Instant::now() + TIMEOUT;
-        while self.paints() < count {
-            if Instant::now() > deadline {
-                bail!("the inbox was not painted (paint #{count}) within {TIMEOUT:?}");
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        Ok(())
+        self.wait_logged_times("inbox painted", count).await
     }
 
     /// Waits until no web process is left under the app (the window was
@@ -104,13 +97,6 @@ impl Running {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// How many times the log says a window painted its inbox.
-fn paints(log: &Path) -> usize {
-    std::fs::read_to_string(log)
-        .map(|log| log.matches("inbox painted").count())
-        .unwrap_or(0)
 }
 
 /// One start's times from launch.
