@@ -52,7 +52,18 @@ pub(crate) fn ensure(purpose: Purpose) -> Result<()> {
         wanted.extend_from_slice(TEST_PACKAGES);
     }
     ensure_packages(&wanted)?;
+    ensure_npm()?;
     ensure_wasm_target()
+}
+
+/// npm, which Debian's `nodejs` leaves to a package of its own and
+/// NodeSource's `nodejs` carries (where Debian's `npm` would conflict): the
+/// package only when the command is missing.
+fn ensure_npm() -> Result<()> {
+    if step::have("npm") {
+        return Ok(());
+    }
+    ensure_packages(&["npm"])
 }
 
 fn ensure_packages(wanted: &[&str]) -> Result<()> {
