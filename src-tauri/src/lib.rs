@@ -19,6 +19,7 @@ mod keychain;
 mod links;
 mod logging;
 mod main_window;
+mod mapped_pages;
 mod navigate;
 mod network_process;
 mod notifications;
@@ -45,5 +46,7 @@ pub fn run() -> ExitCode {
         println!("{answer}");
         return ExitCode::SUCCESS;
     }
+    // Before anything is loaded at run time (see mapped_pages.rs).
+    mapped_pages::note_start();
     startup::run()
 }

@@ -54,7 +54,7 @@ impl Releases {
     }
 }
 
-fn release_after() -> Duration {
+pub(crate) fn release_after() -> Duration {
     std::env::var("PIZZA_WINDOW_RELEASE_MS")
         .ok()
         .and_then(|ms| ms.trim().parse::<u64>().ok())

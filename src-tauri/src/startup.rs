@@ -226,6 +226,15 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
             // Started at login: no window (no web process) until the tray,
             // a notification or a second launch asks for one.
             tracing::info!("started hidden, in the tray");
+            // What starting read is handed back once it has settled, as
+            // after a window is released.
+            let app = app.clone();
+            tauri::async_runtime::spawn(async move {
+                tokio::time::sleep(crate::main_window::release_after()).await;
+                if app.webview_windows().is_empty() {
+                    crate::mapped_pages::hand_back_soon();
+                }
+            });
         } else if launch.thread.is_some() || launch.quick_ask {
             on_launch(app, launch);
         } else {
@@ -306,7 +315,8 @@ fn on_window_event(app: &AppHandle, label: &str, event: &WindowEvent) {
 }
 
 /// A webview gone: its page's outbox goes with it. The last one gone
-/// (closed to the tray): WebKit's network process goes too. On the event loop's thread, where webviews are made, so a
+/// (closed to the tray): WebKit's network process goes too, and the pages
+/// of code the windows read are handed back. On the event loop's thread, where webviews are made, so a
 /// window being opened cannot fall between the check and the end.
 fn on_window_destroyed(app: &AppHandle, label: &str) {
     // Tauri forgets the window before this runs, so a webview of that label
@@ -329,6 +339,7 @@ fn on_window_destroyed(app: &AppHandle, label: &str) {
             "no webview open: WebKit's network process ended (another starts with the next window)"
         );
     }
+    crate::mapped_pages::hand_back_soon();
 }
 
 #[cfg(test)]
