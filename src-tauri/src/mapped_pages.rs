@@ -71,11 +71,15 @@ pub(crate) fn hand_back_soon() {
     tauri::async_runtime::spawn_blocking(|| {
         let handed = hand_back();
         trim_allocator();
-        tracing::info!(
-            mappings = handed.mappings,
-            mib = handed.kib / 1024,
-            "no window open: pages of code handed back to the page cache"
-        );
+        if handed.mappings > 0 {
+            tracing::info!(
+                mappings = handed.mappings,
+                mib = handed.kib / 1024,
+                "no window open: pages of code handed back to the page cache"
+            );
+        } else {
+            tracing::debug!("no window open: no pages of code to hand back");
+        }
     });
 }
 

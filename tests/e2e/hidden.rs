@@ -4,8 +4,9 @@
 //! answer; quick-ask opens from the tray with no main webview, and a run it
 //! starts streams into a main window made afterwards, from the frames the
 //! host buffered. Run as a person runs it (no WebDriver, which WebKit ties
-//! to its network process), closing to the tray ends every WebKit process,
-//! and a launch paints a new window.
+//! to its network process), closing to the tray ends every WebKit process
+//! and hands back the pages of code the window read, and a launch paints a
+//! new window.
 
 use crate::chat::{ask, configure_provider, feed_has, openai_mock};
 use crate::desktop::quick_ask_answer_has;
@@ -231,6 +232,12 @@ async fn undriven_closed_to_the_tray_every_webkit_process_ends_and_a_launch_pain
         text.contains("network process ended"),
         "the app did not say it ended the network process"
     );
+    // With no window left, the pages of code the window read are handed
+    // back; the window made next runs that code again.
+    wait_until("the pages of code handed back", &log, pid, |text, _| {
+        text.contains("pages of code handed back")
+    })
+    .await?;
 
     let status = launch_again(&sandbox, &[]).await?;
     ensure!(status.success(), "the second launch ended with {status}");
