@@ -44,8 +44,10 @@ struct Mapping {
     writable: bool,
     file: Option<(String, u64)>,
     rss_kib: u64,
-    anonymous_kib: u64,
-    swap_kib: u64,
+    /// `None` until the listing gave the figure: a mapping whose figures
+    /// are unknown is kept.
+    anonymous_kib: Option<u64>,
+    swap_kib: Option<u64>,
 }
 
 /// What one hand-back did.
@@ -139,8 +141,8 @@ fn eligible(mapping: &Mapping, at_start: &[FileRange]) -> bool {
     };
     !mapping.writable
         && mapping.rss_kib > 0
-        && mapping.anonymous_kib == 0
-        && mapping.swap_kib == 0
+        && mapping.anonymous_kib == Some(0)
+        && mapping.swap_kib == Some(0)
         && at_start.iter().any(|range| {
             &range.file == file && range.start <= mapping.start && mapping.end <= range.end
         })
@@ -189,8 +191,8 @@ fn mappings(smaps: &str) -> Vec<Mapping> {
         };
         match key {
             "Rss:" => current.rss_kib = kib,
-            "Anonymous:" => current.anonymous_kib = kib,
-            "Swap:" => current.swap_kib = kib,
+            "Anonymous:" => current.anonymous_kib = Some(kib),
+            "Swap:" => current.swap_kib = Some(kib),
             _ => {}
         }
     }

@@ -39,6 +39,9 @@ Swap:                  0 kB
 Rss:                   4 kB
 Anonymous:             0 kB
 Swap:                  0 kB
+7f0000200000-7f0000300000 r--p 00200000 08:01 2002 /usr/lib/libwebkit2gtk-4.1.so.0
+Rss:                   8 kB
+Swap:                  0 kB
 ";
 
 /// The listing's mappings as `main` saw them: the program and the library,
@@ -49,12 +52,13 @@ const AT_MAIN: &str = "\
 55d0a0200000-55d0a0220000 rw-p 00200000 08:01 1001 /usr/bin/pizza-bot
 55d0a0220000-55d0a0230000 rw-p 00000000 00:00 0 [heap]
 7f0000000000-7f0000200000 r-xp 00000000 08:01 2002 /usr/lib/libwebkit2gtk-4.1.so.0
+7f0000200000-7f0000300000 r--p 00200000 08:01 2002 /usr/lib/libwebkit2gtk-4.1.so.0
 ";
 
 #[test]
 fn the_listing_reads_into_mappings_with_their_figures() {
     let all = mappings(SMAPS);
-    assert_eq!(all.len(), 9);
+    assert_eq!(all.len(), 10);
     assert_eq!(
         all[0],
         Mapping {
@@ -63,13 +67,14 @@ fn the_listing_reads_into_mappings_with_their_figures() {
             writable: false,
             file: Some(("08:01".to_owned(), 1001)),
             rss_kib: 512,
-            anonymous_kib: 0,
-            swap_kib: 0,
+            anonymous_kib: Some(0),
+            swap_kib: Some(0),
         }
     );
     assert!(all[3].writable);
     assert_eq!(all[4].file, None, "the heap maps no file");
-    assert_eq!(all[5].swap_kib, 4);
+    assert_eq!(all[4].swap_kib, None, "the heap's listing has no swap line");
+    assert_eq!(all[5].swap_kib, Some(4));
 }
 
 #[test]
@@ -85,7 +90,7 @@ fn adjacent_ranges_of_one_file_are_joined() {
             },
             FileRange {
                 start: 0x7f00_0000_0000,
-                end: 0x7f00_0020_0000,
+                end: 0x7f00_0030_0000,
                 file: ("08:01".to_owned(), 2002),
             },
         ]
@@ -104,7 +109,7 @@ fn only_read_only_pages_of_files_mapped_before_main_holding_the_files_bytes_are_
     // 0, 1: the program's read-only data and code; 6: the library's data.
     // Not 2 (a copied-on-write page), 3 (writable), 4 (the heap), 5 (a page
     // swapped out), 7 (a file mapped after main), 8 (the program's file
-    // mapped again elsewhere, after main).
+    // mapped again elsewhere, after main), 9 (no anonymous figure given).
     assert_eq!(picked, vec![0, 1, 6]);
 }
 
