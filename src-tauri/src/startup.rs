@@ -244,6 +244,7 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
         if let Err(error) = crate::tray::install(app, host) {
             tracing::warn!(%error, "no tray icon");
         }
+        crate::mapped_pages::after_runs(app, host);
         crate::sleep::start(std::sync::Arc::new(host.clone()));
         let shell = std::sync::Arc::new(crate::quick_ask::TauriShell::new(app.clone()));
         // Messages queued before the last quit go once models can be resolved.

@@ -1,5 +1,6 @@
 //! The app closed to the tray, with its webview released (its web process
-//! gone) while the host goes on: a run started before the close finishes and
+//! gone) while the host goes on: a run started before the close finishes
+//! (the pages of code handed back at the close and again at its end) and
 //! its notification's click makes a new window on the thread with the
 //! answer; quick-ask opens from the tray with no main webview, and a run it
 //! starts streams into a main window made afterwards, from the frames the
@@ -46,6 +47,29 @@ fn streaming_has(text: &str) -> String {
     )
 }
 
+/// What the app logs when it hands back the pages of code it read.
+const HANDED_BACK: &str = "pages of code handed back";
+
+/// Waits until the data root's log has `needle` `count` times.
+async fn wait_for_log_count(sandbox: &Sandbox, needle: &str, count: usize) -> Result<()> {
+    let logs = sandbox.data_root().join("logs");
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let mut found = 0;
+        for entry in std::fs::read_dir(&logs)? {
+            let text = std::fs::read_to_string(entry?.path()).unwrap_or_default();
+            found += text.matches(needle).count();
+        }
+        if found >= count {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("the log has {needle:?} {found} times, not {count}, within {TIMEOUT:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Is the run on screen still going (its Stop button shown)?
 const LIVE: &str = "return document.querySelector('[data-testid=composer-stop]') !== null";
 
@@ -82,6 +106,9 @@ async fn closed_to_the_tray_a_run_finishes_and_its_notification_makes_a_new_wind
         })
         .map_err(|e| anyhow!(e))?;
         assert_eq!(shown.summary, "Run finished");
+        // The pages of code were handed back when the window went, and
+        // again when the run, which ran code a window does not, ended.
+        wait_for_log_count(&sandbox, HANDED_BACK, 2).await?;
 
         x11::click_until_shown(&server, shown.id, MAIN_TITLE, || app.processes()).await?;
         app.switch_to_page(false).await?;
@@ -235,7 +262,7 @@ async fn undriven_closed_to_the_tray_every_webkit_process_ends_and_a_launch_pain
     // With no window left, the pages of code the window read are handed
     // back; the window made next runs that code again.
     wait_until("the pages of code handed back", &log, pid, |text, _| {
-        text.contains("pages of code handed back")
+        text.contains(HANDED_BACK)
     })
     .await?;
 
