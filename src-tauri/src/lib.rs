@@ -19,6 +19,8 @@ mod keychain;
 mod links;
 mod logging;
 mod main_window;
+// Parsing /proc and handing back pages is Linux only.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod mapped_pages;
 mod navigate;
 mod network_process;

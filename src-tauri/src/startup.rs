@@ -226,15 +226,7 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
             // Started at login: no window (no web process) until the tray,
             // a notification or a second launch asks for one.
             tracing::info!("started hidden, in the tray");
-            // What starting read is handed back once it has settled, as
-            // after a window is released.
-            let app = app.clone();
-            tauri::async_runtime::spawn(async move {
-                tokio::time::sleep(crate::main_window::release_after()).await;
-                if app.webview_windows().is_empty() {
-                    crate::mapped_pages::hand_back_soon();
-                }
-            });
+            crate::mapped_pages::after_hidden_start(app);
         } else if launch.thread.is_some() || launch.quick_ask {
             on_launch(app, launch);
         } else {
