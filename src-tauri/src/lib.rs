@@ -19,8 +19,6 @@ mod keychain;
 mod links;
 mod logging;
 mod main_window;
-// Parsing /proc and handing back pages is Linux only.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod mapped_pages;
 mod navigate;
 mod network_process;
@@ -32,6 +30,7 @@ mod shortcut;
 mod sleep;
 mod startup;
 mod tray;
+mod web_extension;
 mod webview;
 
 use std::process::ExitCode;

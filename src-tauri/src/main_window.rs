@@ -122,6 +122,7 @@ pub(crate) fn get_or_build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Webv
     }
     let mut builder = WebviewWindowBuilder::from_config(app, &config)?
         .background_color(crate::first_paint::background(app));
+    builder = crate::web_extension::load_in(app, builder);
     if let Some(script) = app
         .try_state::<Host>()
         .and_then(|host| host.window_snapshot())

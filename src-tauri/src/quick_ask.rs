@@ -33,7 +33,8 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
         return;
     }
     let page = crate::first_paint::page(app, URL);
-    let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(page.into()))
+    let builder = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(page.into()));
+    let built = crate::web_extension::load_in(app, builder)
         .background_color(crate::first_paint::background(app))
         // A page never opens windows of its own; links go to the browser.
         .on_new_window(|url, _features| {

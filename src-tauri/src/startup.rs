@@ -69,6 +69,7 @@ pub(crate) fn run() -> ExitCode {
                 "set up, making the window"
             );
             app.manage(crate::main_window::Releases::default());
+            app.manage(crate::web_extension::WebExtension::find(app.package_info()));
             app.manage(crate::outbox::Outboxes::default());
             app.manage(crate::desktop_font::DesktopFont::follow());
             app.manage(crate::first_paint::DesktopShade::follow());
@@ -226,7 +227,7 @@ fn setup_desktop(app: &AppHandle, host: Option<&Host>, launch: &LaunchArgs) {
             // Started at login: no window (no web process) until the tray,
             // a notification or a second launch asks for one.
             tracing::info!("started hidden, in the tray");
-            crate::mapped_pages::after_hidden_start(app);
+            crate::mapped_pages::after_settling(app);
         } else if launch.thread.is_some() || launch.quick_ask {
             on_launch(app, launch);
         } else {
@@ -332,7 +333,7 @@ fn on_window_destroyed(app: &AppHandle, label: &str) {
             "no webview open: WebKit's network process ended (another starts with the next window)"
         );
     }
-    crate::mapped_pages::hand_back_soon();
+    crate::mapped_pages::after_settling(app);
 }
 
 #[cfg(test)]

@@ -197,7 +197,10 @@ fn has_render_node() -> bool {
 
 /// The `on_page_load` hook: tunes the webview before its first paint.
 pub(crate) fn on_page_load<R: Runtime>(webview: &Webview<R>, payload: &PageLoadPayload<'_>) {
-    if payload.event() != tauri::webview::PageLoadEvent::Started {
+    if payload.event() == tauri::webview::PageLoadEvent::Finished {
+        // Once the page has painted and settled, the pages of code that
+        // took are handed back (mapped_pages.rs).
+        crate::mapped_pages::after_settling(webview.app_handle());
         return;
     }
     // A new page: what was queued for the one before is not for it.

@@ -249,8 +249,41 @@ async fn started_hidden_figures(figures: &mut Figures, sandbox: &Sandbox) -> Res
     Ok(())
 }
 
+/// What the app logs as a settled page's web process answers that it handed
+/// back the pages of code it read (src-tauri/src/web_extension.rs).
+const SETTLED: &str = "web process: pages of code handed back";
+
+/// How many times the sandbox's log says [`SETTLED`].
+fn settled_count(sandbox: &Sandbox) -> usize {
+    let logs = sandbox.data_root().join("logs");
+    std::fs::read_dir(logs)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| {
+            std::fs::read_to_string(entry.path())
+                .unwrap_or_default()
+                .matches(SETTLED)
+                .count()
+        })
+        .sum()
+}
+
+/// Waits until the log says [`SETTLED`] more than `seen` times; after 30 s
+/// the figure is taken as it is, with a warning.
+async fn wait_settled(sandbox: &Sandbox, seen: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while settled_count(sandbox) <= seen {
+        if Instant::now() > deadline {
+            eprintln!("soak: the app did not settle within 30 s; measured as it is");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// Runs with a streamed answer after a tool call, each in a new thread;
-/// the idle PSS every few runs.
+/// the idle PSS every few runs, once the app settled.
 async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
     const ANSWER: &str = "Noted in the plan, and here is a longer answer that streams in pieces.";
     let mock = chat::openai_mock().await?;
@@ -267,9 +300,12 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
         app.click("[data-testid=rail-inbox]").await?;
         for run in 0..=plan.soak_runs {
             if run % plan.soak_every == 0 {
+                // Idle: the app settled after the start or the last run (it
+                // handed back what they read, in its process and the page's).
+                let seen = if run == 0 { 0 } else { settled_count(&sandbox) };
                 app.click("[data-testid=new-thread]").await?;
                 app.find("[data-testid=welcome]").await?;
-                tokio::time::sleep(Duration::from_secs(3)).await;
+                wait_settled(&sandbox, seen).await;
                 let processes: Vec<Usage> = usage(&app.processes())
                     .into_iter()
                     .filter(|u| !u.name.starts_with("WebKitWebDriver"))

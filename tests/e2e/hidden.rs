@@ -1,13 +1,14 @@
 //! The app closed to the tray, with its webview released (its web process
-//! gone) while the host goes on: a run started before the close finishes
-//! (the pages of code handed back at the close and again at its end) and
-//! its notification's click makes a new window on the thread with the
-//! answer; quick-ask opens from the tray with no main webview, and a run it
-//! starts streams into a main window made afterwards, from the frames the
-//! host buffered. Run as a person runs it (no WebDriver, which WebKit ties
-//! to its network process), closing to the tray ends every WebKit process
-//! and hands back the pages of code the window read, and a launch paints a
-//! new window.
+//! gone) while the host goes on: a run started before the close, in a page
+//! whose web process had handed back the pages of code it read once the
+//! page settled, finishes (the app's pages of code handed back at the
+//! close and again at its end) and its notification's click makes a new
+//! window on the thread with the answer; quick-ask opens from the tray
+//! with no main webview, and a run it starts streams into a main window
+//! made afterwards, from the frames the host buffered. Run as a person
+//! runs it (no WebDriver, which WebKit ties to its network process),
+//! closing to the tray ends every WebKit process and hands back the pages
+//! of code the window read, and a launch paints a new window.
 
 use crate::chat::{ask, configure_provider, feed_has, openai_mock};
 use crate::desktop::quick_ask_answer_has;
@@ -47,8 +48,31 @@ fn streaming_has(text: &str) -> String {
     )
 }
 
-/// What the app logs when it hands back the pages of code it read.
-const HANDED_BACK: &str = "pages of code handed back";
+/// What the app logs when, with no window open, it hands back the pages of
+/// code it read.
+const HANDED_BACK: &str = "no window open: pages of code handed back";
+
+/// What the app logs when a shown page's web process, once the page
+/// settled, handed back the pages of code it read (through the app's
+/// WebKit extension), with how many mappings.
+const WEB_HANDED_BACK: &str = "web process: pages of code handed back";
+
+/// The mappings the first [`WEB_HANDED_BACK`] line of the log says.
+fn web_mappings_handed_back(sandbox: &Sandbox) -> Result<u64> {
+    let logs = sandbox.data_root().join("logs");
+    for entry in std::fs::read_dir(&logs)? {
+        let text = std::fs::read_to_string(entry?.path()).unwrap_or_default();
+        let Some(line) = text.lines().find(|line| line.contains(WEB_HANDED_BACK)) else {
+            continue;
+        };
+        let figure = line
+            .split_whitespace()
+            .find_map(|field| field.strip_prefix("mappings="))
+            .with_context(|| format!("no mappings in {line:?}"))?;
+        return Ok(figure.parse()?);
+    }
+    bail!("no {WEB_HANDED_BACK:?} in the log")
+}
 
 /// Waits until the data root's log has `needle` `count` times.
 async fn wait_for_log_count(sandbox: &Sandbox, needle: &str, count: usize) -> Result<()> {
@@ -92,6 +116,11 @@ async fn closed_to_the_tray_a_run_finishes_and_its_notification_makes_a_new_wind
         App::start_with_env(&sandbox, "hidden-notification", Launch::default(), &env()).await?;
     app.run(async |app| {
         configure_provider(app, &base_url).await?;
+        // Once the page settled, its web process handed back the pages of
+        // code showing it read; the page goes on as before.
+        wait_for_log_count(&sandbox, WEB_HANDED_BACK, 1).await?;
+        let mappings = web_mappings_handed_back(&sandbox)?;
+        ensure!(mappings > 0, "the web process handed back no mapping");
         app.click("[data-testid=rail-inbox]").await?;
         app.click("[data-testid=new-thread]").await?;
         ask(app, QUESTION).await?;
@@ -100,14 +129,16 @@ async fn closed_to_the_tray_a_run_finishes_and_its_notification_makes_a_new_wind
 
         x11::close_until_hidden(MAIN_TITLE, &app.processes()).await?;
         app.wait_for_web_processes(0).await?;
+        // The pages of code are handed back once the window went (the run
+        // still going), and again once the run, which ran code a window
+        // does not, ended.
+        wait_for_log_count(&sandbox, HANDED_BACK, 1).await?;
         gate.open();
         let shown = tokio::task::block_in_place(|| {
             server.wait_for(TIMEOUT, |n| n.body.contains(REST.trim()))
         })
         .map_err(|e| anyhow!(e))?;
         assert_eq!(shown.summary, "Run finished");
-        // The pages of code were handed back when the window went, and
-        // again when the run, which ran code a window does not, ended.
         wait_for_log_count(&sandbox, HANDED_BACK, 2).await?;
 
         x11::click_until_shown(&server, shown.id, MAIN_TITLE, || app.processes()).await?;

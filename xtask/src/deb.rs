@@ -11,6 +11,9 @@ use std::process::Command;
 /// The eval worker's program (crates/sandbox).
 const WORKER: &str = "pizza-eval-worker";
 
+/// The web processes' extension (crates/webext).
+const WEB_EXTENSION: &str = "libpizza_webext.so";
+
 /// The Tauri CLI version, pinned so bundles are reproducible.
 const TAURI_CLI: &str = "@tauri-apps/cli@2.12.5";
 
@@ -52,10 +55,11 @@ pub(crate) fn bundle() -> Result<()> {
         .iter()
         .map(|icon| root.join("icons").join(icon))
         .collect();
-    // The eval tool's worker goes beside the bundle's resources, where the
-    // app looks for it (src-tauri/src/eval_worker.rs); the bundler builds
-    // only the app. Both packages are named so features resolve as for the
-    // app and the dependencies it shares are not built again.
+    // The eval tool's worker and the web processes' extension go in the
+    // bundle's resources, where the app looks for them
+    // (src-tauri/src/eval_worker.rs, web_extension.rs); the bundler builds
+    // only the app. The packages are named together so features resolve as
+    // for the app and the dependencies it shares are not built again.
     step::cargo(&[
         "build",
         "--release",
@@ -63,15 +67,21 @@ pub(crate) fn bundle() -> Result<()> {
         "pizza-bot",
         "-p",
         "pizza-sandbox",
+        "-p",
+        "pizza-webext",
+        "--lib",
         "--bin",
         WORKER,
     ])?;
-    let worker = crate::target_dir()?.join("release").join(WORKER);
+    let release = crate::target_dir()?.join("release");
     let config = serde_json::json!({
         "build": { "frontendDist": root.join("ui/dist") },
         "bundle": {
             "icon": icons,
-            "linux": { "deb": { "files": { check::WORKER_PATH: worker } } }
+            "linux": { "deb": { "files": {
+                check::WORKER_PATH: release.join(WORKER),
+                check::WEB_EXTENSION_PATH: release.join(WEB_EXTENSION),
+            } } }
         }
     });
     step::run(

@@ -20,6 +20,8 @@ const PROVIDERS: &str = "pizza-providers";
 const STORE: &str = "pizza-store";
 const MCP: &str = "pizza-mcp";
 const SANDBOX: &str = "pizza-sandbox";
+const PAGES: &str = "pizza-pages";
+const WEBEXT: &str = "pizza-webext";
 const EXTENSIONS: &str = "pizza-extensions";
 const TOOLS: &str = "pizza-tools";
 const AGENT: &str = "pizza-agent";
@@ -56,8 +58,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Mock servers, a temp store and the MCP test-server launcher: the
     // contracts they serve, never the code under test.
     (TEST_SUPPORT, &[PROTOCOL, LLM, STORE, MCP]),
+    // Handing back pages of code: the app's process and, through the web
+    // process extension, WebKit's web processes.
+    (PAGES, &[]),
+    (WEBEXT, &[PAGES]),
     // The composition root delegates to the host.
-    (APP, &[HOST, PROTOCOL]),
+    (APP, &[HOST, PROTOCOL, PAGES]),
     (UI, &[PROTOCOL]),
     // Cross-crate scenarios drive the libraries; the app only as a binary.
     (

@@ -64,10 +64,20 @@ fn run() -> Result<()> {
 }
 
 /// The workspace root (this crate's parent).
-/// Builds the app and the eval worker it starts from beside itself, in one
-/// cargo run (one feature resolution, nothing built twice).
-pub(crate) const APP_BUILD: &[&str] =
-    &["build", "-p", "pizza-bot", "-p", "pizza-sandbox", "--bins"];
+/// Builds the app, the eval worker it starts from beside itself and the
+/// WebKit extension its web processes load from beside it, in one cargo run
+/// (one feature resolution, nothing built twice).
+pub(crate) const APP_BUILD: &[&str] = &[
+    "build",
+    "-p",
+    "pizza-bot",
+    "-p",
+    "pizza-sandbox",
+    "-p",
+    "pizza-webext",
+    "--lib",
+    "--bins",
+];
 
 pub(crate) fn workspace_root() -> PathBuf {
     // `cargo run` sets it at run time; prefer that over the path baked in at

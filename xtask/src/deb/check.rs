@@ -25,6 +25,13 @@ const ICON_SIZES: [u32; 3] = [32, 128, 256];
 const GUIDE_SKILL: &str = "usr/lib/Pizza Bot/_up_/skills/pizza-bot-guide/SKILL.md";
 /// The eval tool's worker, in the bundle's resource folder.
 pub(crate) const WORKER_PATH: &str = "/usr/lib/Pizza Bot/pizza-eval-worker";
+/// The web processes' extension, in the bundle's resource folder.
+pub(crate) const WEB_EXTENSION_PATH: &str = "/usr/lib/Pizza Bot/libpizza_webext.so";
+/// The function WebKit calls in a web process extension.
+const WEB_EXTENSION_ENTRY: &[u8] = b"webkit_web_extension_initialize";
+/// What the app logs when a page's web process, through the extension,
+/// handed back its pages (src-tauri/src/web_extension.rs).
+const WEB_EXTENSION_ANSWERED: &str = "web process: pages of code handed back";
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The newest `.deb` under the target directory's bundle folder.
@@ -71,6 +78,9 @@ pub(crate) fn package(deb: &Path) -> Result<()> {
     problems.extend(worker_problem(
         &root.join(WORKER_PATH.trim_start_matches('/')),
     ));
+    problems.extend(web_extension_problem(
+        &root.join(WEB_EXTENSION_PATH.trim_start_matches('/')),
+    ));
     problems.extend(loader_problem(deb, &binary)?);
     if !problems.is_empty() {
         bail!(
@@ -78,10 +88,14 @@ pub(crate) fn package(deb: &Path) -> Result<()> {
             problems.join("\n  - ")
         );
     }
-    eprintln!("xtask: desktop entry, icons, built-in skills, eval worker and binary are in place");
+    eprintln!(
+        "xtask: desktop entry, icons, built-in skills, eval worker, web extension and binary are in place"
+    );
 
     starts(&binary, scratch.path())?;
-    eprintln!("xtask: the packaged app starts, shows its window and keeps its data per user");
+    eprintln!(
+        "xtask: the packaged app starts, shows its window, keeps its data per user and its web process loads the extension"
+    );
     Ok(())
 }
 
@@ -230,6 +244,25 @@ fn worker_problem(worker: &Path) -> Option<String> {
     }
 }
 
+/// The extension must be there and offer WebKit's entry point.
+fn web_extension_problem(extension: &Path) -> Option<String> {
+    let shown = format!("/{}", WEB_EXTENSION_PATH.trim_start_matches('/'));
+    match std::fs::read(extension) {
+        Ok(bytes)
+            if bytes
+                .windows(WEB_EXTENSION_ENTRY.len())
+                .any(|window| window == WEB_EXTENSION_ENTRY) =>
+        {
+            None
+        }
+        Ok(_) => Some(format!(
+            "{shown} has no {}",
+            String::from_utf8_lossy(WEB_EXTENSION_ENTRY)
+        )),
+        Err(error) => Some(format!("the package has no {shown}: {error}")),
+    }
+}
+
 /// Width and height from a PNG's IHDR chunk.
 fn png_size(path: &Path) -> Result<(u32, u32)> {
     let bytes = std::fs::read(path)?;
@@ -343,7 +376,28 @@ fn watch(pid_file: &Path, home: &Path) -> Result<()> {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
-    Ok(())
+    // Once the page settled, its web process (through the extension the
+    // package ships) hands back its pages and the app logs its answer.
+    let logs = data.join("logs");
+    loop {
+        let answered = std::fs::read_dir(&logs)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|entry| {
+                std::fs::read_to_string(entry.path())
+                    .is_ok_and(|text| text.contains(WEB_EXTENSION_ANSWERED))
+            });
+        if answered {
+            return Ok(());
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the packaged app's web process did not answer through its extension (no {WEB_EXTENSION_ANSWERED:?} in {})",
+            logs.display()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
 
 /// The bus session around the app; never outlives the check.

@@ -86,12 +86,12 @@ fn adjacent_ranges_of_one_file_are_joined() {
             FileRange {
                 start: 0x55d0_a000_0000,
                 end: 0x55d0_a022_0000,
-                file: ("08:01".to_owned(), 1001),
+                file: Some(("08:01".to_owned(), 1001)),
             },
             FileRange {
                 start: 0x7f00_0000_0000,
                 end: 0x7f00_0030_0000,
-                file: ("08:01".to_owned(), 2002),
+                file: Some(("08:01".to_owned(), 2002)),
             },
         ]
     );
@@ -113,9 +113,11 @@ fn only_read_only_pages_of_files_mapped_before_main_holding_the_files_bytes_are_
     assert_eq!(picked, vec![0, 1, 6]);
 }
 
-/// Read-only data of this test binary, spread over several pages.
-static TABLE: [u64; 8192] = {
-    let mut table = [0u64; 8192];
+/// Read-only data of this test binary, over 256 pages: more than the
+/// kernel maps around one fault (16), so what reading other data maps back
+/// cannot cover it.
+static TABLE: [u64; 131_072] = {
+    let mut table = [0u64; 131_072];
     let mut i = 0;
     while i < table.len() {
         table[i] = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -127,42 +129,87 @@ static TABLE: [u64; 8192] = {
 /// Writable data of this test binary, changed before the hand-back.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-fn resident_kib_of_eligible(at_start: &[FileRange]) -> u64 {
+/// The resident KiB of the mapping holding `address`.
+fn resident_kib_at(address: usize) -> u64 {
     let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
     mappings(&smaps)
         .iter()
-        .filter(|mapping| eligible(mapping, at_start))
+        .find(|mapping| mapping.start <= address && address < mapping.end)
         .map(|mapping| mapping.rss_kib)
-        .sum()
+        .unwrap()
 }
 
-#[cfg(target_os = "linux")]
-#[test]
-fn handing_back_this_process_pages_keeps_its_code_and_data_as_they_were() {
-    note_start();
-    let at_start = AT_START.get().expect("maps read");
-    assert!(!at_start.is_empty());
+/// Checks that handing back the pages `kept` names leaves this process's
+/// code and data as they were, and returns what was handed back.
+fn hand_back_and_check(kept: &Kept) -> HandedBack {
+    // One at a time: both tests write the same counter.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    assert!(!kept.is_empty());
     let sum = |table: &[u64]| {
         table
             .iter()
             .fold(0u64, |acc, value| acc ^ value.rotate_left(7))
     };
+    let table = TABLE.as_ptr() as usize;
     let before_sum = sum(std::hint::black_box(&TABLE));
     COUNTER.store(41, Ordering::SeqCst);
-    let resident_before = resident_kib_of_eligible(at_start);
+    let resident_before = resident_kib_at(table);
 
-    let handed = hand_back();
-    let resident_after = resident_kib_of_eligible(at_start);
+    let handed = hand_back(kept);
+    let resident_after = resident_kib_at(table);
     trim_allocator();
 
     assert!(handed.mappings > 0 && handed.kib > 0, "{handed:?}");
+    // The table was read whole just before: its pages went.
     assert!(
-        resident_after < resident_before,
-        "resident before {resident_before} KiB, after {resident_after} KiB"
+        resident_before >= 1024 && resident_after + 512 <= resident_before,
+        "the table's mapping: resident before {resident_before} KiB, after {resident_after} KiB"
     );
     // The same bytes come back on the next read, and written data stays.
     assert_eq!(sum(std::hint::black_box(&TABLE)), before_sum);
     assert_eq!(COUNTER.fetch_add(1, Ordering::SeqCst), 41);
     let text = format!("{:?}", vec![1, 2, 3]);
     assert_eq!(text, "[1, 2, 3]");
+    handed
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn handing_back_the_pages_mapped_at_start_keeps_code_and_data_as_they_were() {
+    hand_back_and_check(&Kept::at_start());
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn handing_back_the_pinned_objects_pages_keeps_code_and_data_as_they_were() {
+    let kept = Kept::pinned();
+    // The C library is loaded in every test process, and pinned.
+    let libc_code = libc::malloc_trim as *const () as usize;
+    assert!(
+        kept.ranges
+            .iter()
+            .any(|range| range.file.is_none() && range.start <= libc_code && libc_code < range.end),
+        "{kept:?}"
+    );
+    hand_back_and_check(&kept);
+}
+
+#[test]
+fn a_loaded_objects_segment_keeps_any_file_mapping_inside_it_and_nothing_outside() {
+    let kept = [FileRange {
+        start: 0x7f00_0000_0000,
+        end: 0x7f00_0020_0000,
+        file: None,
+    }];
+    let picked: Vec<usize> = mappings(SMAPS)
+        .iter()
+        .enumerate()
+        .filter(|(_, mapping)| eligible(mapping, &kept))
+        .map(|(index, _)| index)
+        .collect();
+    // 6: the library's data; not 5 (a page swapped out) nor 9 (outside).
+    assert_eq!(picked, vec![6]);
 }
