@@ -118,7 +118,8 @@ fn sigkill_never_loses_a_claim_nor_records_a_tick_twice() {
             .env(CHILD_ENV, dir.path())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            // A panic in the child shows in the output.
+            .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
@@ -177,6 +178,19 @@ async fn verify(dir: &Path, claimed: &BTreeSet<i64>, trial: usize) -> usize {
     ticks.reverse();
     let expected: Vec<i64> = (1..=i64::try_from(ticks.len()).unwrap()).collect();
     assert_eq!(ticks, expected, "trial {trial}");
+    let lost: Vec<&i64> = claimed
+        .iter()
+        .filter(|tick| usize::try_from(**tick).unwrap() > history.len())
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "trial {trial}: claimed ticks {lost:?} are not in the history of {} ticks \
+         (trigger {} of {}; {} occurrences recoverable)",
+        history.len(),
+        summary.trigger.id,
+        store.list_triggers().await.unwrap().len(),
+        store.recoverable_occurrences().await.unwrap().len(),
+    );
     for tick in claimed {
         let o = &history[history.len() - usize::try_from(*tick).unwrap()];
         assert!(
