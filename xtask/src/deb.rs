@@ -60,19 +60,7 @@ pub(crate) fn bundle() -> Result<()> {
     // (src-tauri/src/eval_worker.rs, web_extension.rs); the bundler builds
     // only the app. The packages are named together so features resolve as
     // for the app and the dependencies it shares are not built again.
-    step::cargo(&[
-        "build",
-        "--release",
-        "-p",
-        "pizza-bot",
-        "-p",
-        "pizza-sandbox",
-        "-p",
-        "pizza-webext",
-        "--lib",
-        "--bin",
-        WORKER,
-    ])?;
+    step::cargo(&crate::app_build(&["--release", "--bin", WORKER]))?;
     let release = crate::target_dir()?.join("release");
     let config = serde_json::json!({
         "build": { "frontendDist": root.join("ui/dist") },

@@ -42,7 +42,7 @@ fn run() -> Result<()> {
         "run" => {
             setup::ensure(setup::Purpose::Run)?;
             ui::build()?;
-            step::cargo(APP_BUILD)?;
+            step::cargo(&app_build(&["--bins"]))?;
             let app = target_dir()?.join("debug").join("pizza-bot");
             step::run(std::process::Command::new(app).args(&rest))
         }
@@ -63,12 +63,9 @@ fn run() -> Result<()> {
     }
 }
 
-/// The workspace root (this crate's parent).
-/// Builds the app, the eval worker it starts from beside itself and the
-/// WebKit extension its web processes load from beside it, in one cargo run
-/// (one feature resolution, nothing built twice).
-pub(crate) const APP_BUILD: &[&str] = &[
-    "build",
+/// The app's packages, with what it starts or loads from beside itself:
+/// the eval worker and the WebKit extension its web processes load.
+const APP_PACKAGES: &[&str] = &[
     "-p",
     "pizza-bot",
     "-p",
@@ -76,9 +73,18 @@ pub(crate) const APP_BUILD: &[&str] = &[
     "-p",
     "pizza-webext",
     "--lib",
-    "--bins",
 ];
 
+/// `cargo build` of the app's packages and `more` (a profile, binaries), in
+/// one cargo run (one feature resolution, nothing built twice).
+pub(crate) fn app_build<'a>(more: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["build"];
+    args.extend_from_slice(APP_PACKAGES);
+    args.extend_from_slice(more);
+    args
+}
+
+/// The workspace root (this crate's parent).
 pub(crate) fn workspace_root() -> PathBuf {
     // `cargo run` sets it at run time; prefer that over the path baked in at
     // build time, which is stale when another checkout sharing the target

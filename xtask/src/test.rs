@@ -66,7 +66,7 @@ pub(crate) fn all(args: &[String]) -> Result<()> {
     ];
     let mut command = Command::new("dbus-run-session");
     let _display = if e2e {
-        step::cargo(crate::APP_BUILD)?;
+        step::cargo(&crate::app_build(&["--bins"]))?;
         let display = Xvfb::start()?;
         eprintln!("xtask: Xvfb on {}", display.display);
         command

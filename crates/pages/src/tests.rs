@@ -97,15 +97,19 @@ fn adjacent_ranges_of_one_file_are_joined() {
     );
 }
 
-#[test]
-fn only_read_only_pages_of_files_mapped_before_main_holding_the_files_bytes_are_picked() {
-    let at_start = file_ranges(AT_MAIN);
-    let picked: Vec<usize> = mappings(SMAPS)
+/// The indices of the listing's mappings [`eligible`] picks among `kept`.
+fn picked_in_listing(kept: &[FileRange]) -> Vec<usize> {
+    mappings(SMAPS)
         .iter()
         .enumerate()
-        .filter(|(_, mapping)| eligible(mapping, &at_start))
+        .filter(|(_, mapping)| eligible(mapping, kept))
         .map(|(index, _)| index)
-        .collect();
+        .collect()
+}
+
+#[test]
+fn only_read_only_pages_of_files_mapped_before_main_holding_the_files_bytes_are_picked() {
+    let picked = picked_in_listing(&file_ranges(AT_MAIN));
     // 0, 1: the program's read-only data and code; 6: the library's data.
     // Not 2 (a copied-on-write page), 3 (writable), 4 (the heap), 5 (a page
     // swapped out), 7 (a file mapped after main), 8 (the program's file
@@ -204,12 +208,7 @@ fn a_loaded_objects_segment_keeps_any_file_mapping_inside_it_and_nothing_outside
         end: 0x7f00_0020_0000,
         file: None,
     }];
-    let picked: Vec<usize> = mappings(SMAPS)
-        .iter()
-        .enumerate()
-        .filter(|(_, mapping)| eligible(mapping, &kept))
-        .map(|(index, _)| index)
-        .collect();
+    let picked = picked_in_listing(&kept);
     // 6: the library's data; not 5 (a page swapped out) nor 9 (outside).
     assert_eq!(picked, vec![6]);
 }
