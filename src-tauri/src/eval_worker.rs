@@ -8,11 +8,7 @@ use pizza_host::{EVAL_WORKER_PROGRAM, WorkerCommand};
 /// The worker; `None` (with a warning) when it was not built or installed,
 /// and the app runs without the eval tool.
 pub(crate) fn resolve(package_info: &tauri::PackageInfo) -> Option<WorkerCommand> {
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(std::path::Path::to_path_buf));
-    let resources = tauri::utils::platform::resource_dir(package_info, &tauri::Env::default()).ok();
-    let found = WorkerCommand::find_in(beside.into_iter().chain(resources));
+    let found = WorkerCommand::find_in(shipped_folders(package_info));
     match &found {
         Some(worker) => tracing::info!(program = %worker.program.display(), "eval worker"),
         None => tracing::warn!(
@@ -20,4 +16,15 @@ pub(crate) fn resolve(package_info: &tauri::PackageInfo) -> Option<WorkerCommand
         ),
     }
     found
+}
+
+/// Where the files shipped beside the app are looked for, in order: the
+/// folder of the app's binary (a build's target folder), then the bundle's
+/// resources. The eval worker and the web process extension are found so.
+pub(crate) fn shipped_folders(package_info: &tauri::PackageInfo) -> Vec<std::path::PathBuf> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(std::path::Path::to_path_buf));
+    let resources = tauri::utils::platform::resource_dir(package_info, &tauri::Env::default()).ok();
+    beside.into_iter().chain(resources).collect()
 }

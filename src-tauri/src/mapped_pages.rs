@@ -87,11 +87,11 @@ fn settle_time() -> std::time::Duration {
 }
 
 /// Each time the last live run ends, once the app settled: the pages of
-/// code the run read and the allocator's free memory go back. A run's streaming, tool
-/// calls and store writes leave freed memory in the allocator, which it
-/// keeps otherwise: measured over 200 runs with the window shown, the
-/// app's process grew 9 MiB without this and 5 with it (its heap ended at
-/// 6.9 MiB, and 3.9).
+/// code the run read and the allocator's free memory go back. A run's
+/// streaming, tool calls and store writes leave freed memory in the
+/// allocator, which it keeps otherwise: measured over 200 runs with the
+/// window shown, the app's process grew 9 MiB without this and 5 with it
+/// (its heap ended at 6.9 MiB, and 3.9).
 pub(crate) fn after_runs<R: Runtime>(app: &AppHandle<R>, host: &Host) {
     let mut events = host.subscribe();
     let host = host.clone();

@@ -10,7 +10,7 @@
 //! shared object. Without it the app runs as before and its web processes
 //! keep their pages (said once in the log).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tauri::{AppHandle, Manager, Runtime, WebviewWindowBuilder};
 
@@ -26,12 +26,7 @@ pub(crate) struct WebExtension {
 impl WebExtension {
     /// Looks beside the binary, then in the bundle's resources.
     pub(crate) fn find(package_info: &tauri::PackageInfo) -> Self {
-        let beside = std::env::current_exe()
-            .ok()
-            .and_then(|exe| exe.parent().map(Path::to_path_buf));
-        let resources =
-            tauri::utils::platform::resource_dir(package_info, &tauri::Env::default()).ok();
-        let folder = find_in(beside.into_iter().chain(resources));
+        let folder = find_in(crate::eval_worker::shipped_folders(package_info));
         match &folder {
             Some(folder) => tracing::info!(folder = %folder.display(), "web process extension"),
             None => tracing::info!(

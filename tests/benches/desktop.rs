@@ -253,27 +253,11 @@ async fn started_hidden_figures(figures: &mut Figures, sandbox: &Sandbox) -> Res
 /// back the pages of code it read (src-tauri/src/web_extension.rs).
 const SETTLED: &str = "web process: pages of code handed back";
 
-/// How many times the sandbox's log says [`SETTLED`].
-fn settled_count(sandbox: &Sandbox) -> usize {
-    let logs = sandbox.data_root().join("logs");
-    std::fs::read_dir(logs)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| {
-            std::fs::read_to_string(entry.path())
-                .unwrap_or_default()
-                .matches(SETTLED)
-                .count()
-        })
-        .sum()
-}
-
 /// Waits until the log says [`SETTLED`] more than `seen` times; after 30 s
 /// the figure is taken as it is, with a warning.
 async fn wait_settled(sandbox: &Sandbox, seen: usize) {
     let deadline = Instant::now() + Duration::from_secs(30);
-    while settled_count(sandbox) <= seen {
+    while sandbox.log_text().matches(SETTLED).count() <= seen {
         if Instant::now() > deadline {
             eprintln!("soak: the app did not settle within 30 s; measured as it is");
             return;
@@ -302,7 +286,11 @@ async fn soak(figures: &mut Figures, plan: &Plan) -> Result<()> {
             if run % plan.soak_every == 0 {
                 // Idle: the app settled after the start or the last run (it
                 // handed back what they read, in its process and the page's).
-                let seen = if run == 0 { 0 } else { settled_count(&sandbox) };
+                let seen = if run == 0 {
+                    0
+                } else {
+                    sandbox.log_text().matches(SETTLED).count()
+                };
                 app.click("[data-testid=new-thread]").await?;
                 app.find("[data-testid=welcome]").await?;
                 wait_settled(&sandbox, seen).await;

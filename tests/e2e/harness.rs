@@ -45,6 +45,18 @@ impl Sandbox {
         self.dir.path()
     }
 
+    /// Everything the app has logged in the data root so far (its log
+    /// files, one after another; none yet is empty).
+    pub(crate) fn log_text(&self) -> String {
+        let Ok(entries) = std::fs::read_dir(self.data_root().join("logs")) else {
+            return String::new();
+        };
+        entries
+            .flatten()
+            .map(|entry| std::fs::read_to_string(entry.path()).unwrap_or_default())
+            .collect()
+    }
+
     /// The file the app's native save dialog answers with (no one is there
     /// to click it).
     pub(crate) fn save_dialog_answer(&self) -> PathBuf {

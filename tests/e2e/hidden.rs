@@ -59,31 +59,23 @@ const WEB_HANDED_BACK: &str = "web process: pages of code handed back";
 
 /// The mappings the first [`WEB_HANDED_BACK`] line of the log says.
 fn web_mappings_handed_back(sandbox: &Sandbox) -> Result<u64> {
-    let logs = sandbox.data_root().join("logs");
-    for entry in std::fs::read_dir(&logs)? {
-        let text = std::fs::read_to_string(entry?.path()).unwrap_or_default();
-        let Some(line) = text.lines().find(|line| line.contains(WEB_HANDED_BACK)) else {
-            continue;
-        };
-        let figure = line
-            .split_whitespace()
-            .find_map(|field| field.strip_prefix("mappings="))
-            .with_context(|| format!("no mappings in {line:?}"))?;
-        return Ok(figure.parse()?);
-    }
-    bail!("no {WEB_HANDED_BACK:?} in the log")
+    let text = sandbox.log_text();
+    let line = text
+        .lines()
+        .find(|line| line.contains(WEB_HANDED_BACK))
+        .with_context(|| format!("no {WEB_HANDED_BACK:?} in the log"))?;
+    let figure = line
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("mappings="))
+        .with_context(|| format!("no mappings in {line:?}"))?;
+    Ok(figure.parse()?)
 }
 
 /// Waits until the data root's log has `needle` `count` times.
 async fn wait_for_log_count(sandbox: &Sandbox, needle: &str, count: usize) -> Result<()> {
-    let logs = sandbox.data_root().join("logs");
     let deadline = Instant::now() + TIMEOUT;
     loop {
-        let mut found = 0;
-        for entry in std::fs::read_dir(&logs)? {
-            let text = std::fs::read_to_string(entry?.path()).unwrap_or_default();
-            found += text.matches(needle).count();
-        }
+        let found = sandbox.log_text().matches(needle).count();
         if found >= count {
             return Ok(());
         }
@@ -313,11 +305,7 @@ async fn undriven_closed_to_the_tray_every_webkit_process_ends_and_a_launch_pain
     .await?;
     // The second launch handed over before opening the data root: only
     // the running app logged a start.
-    let mut starts = 0;
-    for entry in std::fs::read_dir(sandbox.data_root().join("logs"))? {
-        let text = std::fs::read_to_string(entry?.path()).unwrap_or_default();
-        starts += text.matches("starting Pizza Bot").count();
-    }
+    let starts = sandbox.log_text().matches("starting Pizza Bot").count();
     ensure!(starts == 1, "the data root's log has {starts} starts");
     drop(app);
     Ok(())
