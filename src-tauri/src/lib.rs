@@ -49,5 +49,7 @@ pub fn run() -> ExitCode {
     }
     // Before anything is loaded at run time (see mapped_pages.rs).
     mapped_pages::note_start();
+    // Before any thread starts (see crates/pages).
+    pizza_pages::hold_allocator_thresholds();
     startup::run()
 }

@@ -10,7 +10,7 @@ mod redact;
 
 use file_rotate::{ContentLimit, FileRotate, compression::Compression, suffix::AppendCount};
 use std::path::Path;
-use tracing_appender::non_blocking::{NonBlocking, WorkerGuard};
+use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
 
 use redact::Redacting;
 pub(crate) use redact::{redact, remember_secret};
@@ -22,6 +22,11 @@ const FILE_BYTES: usize = 4 * 1024 * 1024;
 const KEPT_FILES: usize = 4;
 /// The live file; the viewer (`log_read`) reads it and its rotations.
 const LOG_FILE: &str = pizza_host::LOG_FILE_NAME;
+/// Lines waiting for the writer thread before new ones are dropped.
+/// tracing-appender's default (128,000) is a queue allocated and written
+/// whole as logging starts: 4 MiB of the app's memory for its whole life,
+/// where the writer keeps up with a few lines at a time.
+const BUFFERED_LINES: usize = 4096;
 
 /// Keeps the background log writer alive; dropping it flushes the file.
 #[derive(Debug)]
@@ -69,7 +74,9 @@ fn file_writer(logs_dir: &Path) -> std::io::Result<(Redacting<NonBlocking>, Work
         Compression::None,
         Some(private_file_options()),
     );
-    let (writer, guard) = tracing_appender::non_blocking(rotate);
+    let (writer, guard) = NonBlockingBuilder::default()
+        .buffered_lines_limit(BUFFERED_LINES)
+        .finish(rotate);
     Ok((Redacting(writer), guard))
 }
 

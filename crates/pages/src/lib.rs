@@ -20,6 +20,11 @@
 //! (`dlopen` with `RTLD_NOLOAD | RTLD_NODELETE`: the loader then never
 //! unloads it), for a process that loads its libraries at run time, as a
 //! WebKit web process loads Mesa's driver.
+//!
+//! The same processes also hold the C allocator's thresholds
+//! ([`hold_allocator_thresholds`]), so its arenas keep little free memory
+//! between the hand-backs, and return what they freed
+//! ([`trim_allocator`]) at each.
 
 // The calls into the C library below, each with its reasoning.
 #![allow(unsafe_code)]
@@ -131,6 +136,38 @@ pub fn hand_back(kept: &Kept) -> HandedBack {
 #[cfg(not(target_os = "linux"))]
 pub fn hand_back(_kept: &Kept) -> HandedBack {
     HandedBack::default()
+}
+
+/// Where the C allocator's thresholds are held (glibc's starting value):
+/// blocks this large or larger are mapped on their own, and free memory
+/// above this at the top of an arena goes back to the system.
+const ALLOCATOR_THRESHOLD: i32 = 128 * 1024;
+
+/// Holds the C allocator's thresholds where they start; whether it could.
+///
+/// glibc raises its threshold for mapping a block on its own each time
+/// such a block is freed (up to 32 MiB), and with it the free memory the
+/// top of an arena may keep (twice that). After that, large blocks come
+/// from the arenas, and each thread's arena keeps the free memory at its
+/// top, which `malloc_trim` leaves alone (it trims only the main arena's
+/// top): a process whose threads once handled a few large blocks holds
+/// megabytes of free memory per arena for good. Held, each arena keeps at
+/// most this much, and large blocks go back to the system when freed.
+/// Called first thing in each process, before its threads start.
+pub fn hold_allocator_thresholds() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `mallopt` takes two integers and has no precondition;
+        // the C library locks its arenas while it changes them.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, ALLOCATOR_THRESHOLD) == 1
+                && libc::mallopt(libc::M_TRIM_THRESHOLD, ALLOCATOR_THRESHOLD) == 1
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        false
+    }
 }
 
 /// Returns the C allocator's free memory to the system; whether it could.

@@ -143,14 +143,19 @@ fn resident_kib_at(address: usize) -> u64 {
         .unwrap()
 }
 
+/// The tests that read the process's figures or its allocator's, in turn.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Checks that handing back the pages `kept` names leaves this process's
 /// code and data as they were, and returns what was handed back.
 fn hand_back_and_check(kept: &Kept) -> HandedBack {
     // One at a time: both tests write the same counter.
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _turn = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = one_at_a_time();
     assert!(!kept.is_empty());
     let sum = |table: &[u64]| {
         table
@@ -211,4 +216,30 @@ fn a_loaded_objects_segment_keeps_any_file_mapping_inside_it_and_nothing_outside
     let picked = picked_in_listing(&kept);
     // 6: the library's data; not 5 (a page swapped out) nor 9 (outside).
     assert_eq!(picked, vec![6]);
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn held_thresholds_keep_a_large_block_mapped_on_its_own_after_one_was_freed() {
+    const LARGE: usize = 1024 * 1024;
+    // No other test maps or frees large blocks meanwhile (the hand-back
+    // tests read the process's maps into a large string).
+    let _turn = one_at_a_time();
+    assert!(hold_allocator_thresholds());
+    // SAFETY: each block is checked, then freed once; `mallinfo2` only
+    // reads the allocator's figures.
+    unsafe {
+        let first = libc::malloc(LARGE);
+        assert!(!first.is_null());
+        // Left to itself, glibc raises its thresholds here, to this size,
+        // and would serve the next such block from an arena.
+        libc::free(first);
+        let mapped_before = libc::mallinfo2().hblks;
+        let second = libc::malloc(LARGE);
+        assert!(!second.is_null());
+        let mapped_with_second = libc::mallinfo2().hblks;
+        libc::free(second);
+        assert_eq!(mapped_with_second, mapped_before + 1);
+        assert_eq!(libc::mallinfo2().hblks, mapped_before);
+    }
 }

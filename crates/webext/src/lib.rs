@@ -42,6 +42,10 @@ type MessageReceived =
 /// `extension` is the process's `WebKitWebExtension`, as WebKit passes it.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn webkit_web_extension_initialize(extension: *mut c_void) {
+    // From here on, the process's arenas keep little free memory (see
+    // crates/pages): its threads otherwise kept megabytes each after a
+    // day of runs.
+    pizza_pages::hold_allocator_thresholds();
     let handler: PageCreated = page_created;
     // SAFETY: `extension` is a live GObject for the process's life; the
     // handler has the signal's signature (GLib calls it through the
