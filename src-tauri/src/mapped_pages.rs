@@ -5,10 +5,12 @@
 //! the last window went, after a start at login, after the last live run
 //! ended — its process hands back the pages of code and read-only data
 //! that its program and the libraries it was linked with had mapped, and
-//! returns its allocator's free memory (`malloc_trim`). With windows open
-//! and no run going on, it also asks each page's web process, through the
-//! app's WebKit extension, to do as much (`web_extension.rs`): an idle
-//! window then holds what it uses, not all that showing it once read.
+//! returns its allocator's free memory (`malloc_trim`), once the store's
+//! idle connections gave back their prepared statements and page caches.
+//! With windows open and no run going on, it also asks each page's web
+//! process, through the app's WebKit extension, to do as much
+//! (`web_extension.rs`): an idle window then holds what it uses, not all
+//! that showing it once read.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -64,20 +66,28 @@ pub(crate) fn after_settling<R: Runtime>(app: &AppHandle<R>) {
         if SETTLING.load(Ordering::SeqCst) != ticket {
             return;
         }
+        let host = app.try_state::<Host>().map(|host| host.inner().clone());
         if app.webview_windows().is_empty() {
+            release_store_memory(host.as_ref()).await;
             hand_back_own("no window open");
             return;
         }
         // A live run brings another request as it ends.
-        if app
-            .try_state::<Host>()
-            .is_some_and(|host| host.live_run_count() > 0)
-        {
+        if host.as_ref().is_some_and(|host| host.live_run_count() > 0) {
             return;
         }
+        release_store_memory(host.as_ref()).await;
         hand_back_own("windows settled");
         crate::web_extension::ask_pages_to_hand_back(&app);
     });
+}
+
+/// The store's idle connections give back their statements and page
+/// caches, so that the allocator's trim that follows returns them.
+async fn release_store_memory(host: Option<&Host>) {
+    if let Some(host) = host {
+        host.release_idle_memory().await;
+    }
 }
 
 /// How long a window's page is left to settle first: the grace a window

@@ -71,6 +71,18 @@ impl Host {
     pub fn live_run_count(&self) -> usize {
         self.runs().live_run_count()
     }
+
+    /// Once the app has settled: the store's idle connections give back
+    /// their prepared statements and page caches (before the allocator's
+    /// free memory is returned). A failure only costs the memory.
+    pub async fn release_idle_memory(&self) {
+        match self.inner.store.release_idle_memory().await {
+            Ok(connections) => {
+                tracing::debug!(connections, "store: idle connections' memory given back");
+            }
+            Err(error) => tracing::warn!(%error, "store: idle connections kept their memory"),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -68,6 +68,62 @@ async fn open_sets_pragmas_fts5_and_owner_only_files() {
     store.close().await;
 }
 
+/// Waits until every connection of `pool` is back in it: a connection
+/// dropped goes back from a task of its own.
+async fn all_idle(pool: &sqlx::SqlitePool) {
+    tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while pool.num_idle() < pool.size() as usize {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .unwrap();
+}
+
+/// The statements the pool's idle connections keep, all told.
+async fn idle_statements(pool: &sqlx::SqlitePool) -> usize {
+    all_idle(pool).await;
+    let mut idle = Vec::new();
+    while let Some(conn) = pool.try_acquire() {
+        idle.push(conn);
+    }
+    let mut kept = 0;
+    for conn in &mut idle {
+        // A connection's thread counts its statements after it answered;
+        // a ping behind its last query waits for that.
+        conn.ping().await.unwrap();
+        kept += conn.cached_statements_size();
+    }
+    kept
+}
+
+#[tokio::test]
+async fn idle_connections_give_back_their_statements_and_still_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    store.set_setting("probe", &1).await.unwrap();
+    let mut conn = store.reader().acquire().await.unwrap();
+    for n in 0..5_i64 {
+        let sum: i64 = sqlx::query_scalar(&format!("SELECT {n} + ?"))
+            .bind(1_i64)
+            .fetch_one(&mut *conn)
+            .await
+            .unwrap();
+        assert_eq!(sum, n + 1);
+    }
+    drop(conn);
+    assert!(idle_statements(store.reader()).await >= 5);
+    // The writer and the reader just used, both idle.
+    all_idle(store.reader()).await;
+    all_idle(store.writer()).await;
+    assert!(store.release_idle_memory().await.unwrap() >= 2);
+    assert_eq!(idle_statements(store.reader()).await, 0);
+    assert_eq!(store.setting::<i64>("probe").await.unwrap(), 1);
+    store.set_setting("probe", &2).await.unwrap();
+    assert_eq!(store.setting::<i64>("probe").await.unwrap(), 2);
+    store.close().await;
+}
+
 #[tokio::test]
 async fn reopening_keeps_data_and_version() {
     let dir = tempfile::tempdir().unwrap();
