@@ -153,7 +153,9 @@ const ALLOCATOR_THRESHOLD: i32 = 128 * 1024;
 /// top): a process whose threads once handled a few large blocks holds
 /// megabytes of free memory per arena for good. Held, each arena keeps at
 /// most this much, and large blocks go back to the system when freed.
-/// Called first thing in each process, before its threads start.
+/// Called as early as each process can: first thing in the app's `main`,
+/// and as a web process loads the app's WebKit extension (the limits
+/// apply to every arena from then on).
 pub fn hold_allocator_thresholds() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
