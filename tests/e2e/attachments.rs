@@ -31,6 +31,14 @@ fn image_loaded(css: &str) -> String {
     )
 }
 
+/// Whether the composer's bottom edge is the pane's (inside its padding).
+const COMPOSER_AT_BOTTOM: &str = "
+    const pane = document.querySelector('.pane');
+    const composer = document.querySelector('[data-testid=composer]');
+    if (!pane || !composer) return false;
+    const inner = pane.getBoundingClientRect().bottom - parseFloat(getComputedStyle(pane).paddingBottom);
+    return Math.abs(inner - composer.getBoundingClientRect().bottom) < 2;";
+
 fn ready_chips(count: usize) -> String {
     format!(
         "return document.querySelectorAll('[data-testid=attachment-chip][data-state=ready]').length === {count};"
@@ -51,6 +59,9 @@ async fn an_image_and_a_pasted_file_reach_the_model_and_go_with_the_thread() -> 
         configure_provider(app, &base_url).await?;
         app.click("[data-testid=rail-inbox]").await?;
         app.click("[data-testid=new-thread]").await?;
+        // The composer sits at the bottom from the start: nothing moves
+        // under the pointer as the thread's welcome arrives.
+        app.wait_for_value(COMPOSER_AT_BOTTOM, &json!(true)).await?;
         // The picker (answered by the sandbox) brings the image in.
         app.click("[data-testid=attach-button]").await?;
         app.wait_for_value(&ready_chips(1), &json!(true)).await?;

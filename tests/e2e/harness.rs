@@ -338,6 +338,15 @@ impl App {
 
     /// Saves a screenshot next to the build output, for a failed test.
     pub(crate) async fn screenshot(&self, label: &str) {
+        // WebKit takes it at the page's next paint, which an idle page
+        // never makes under Xvfb: the page repaints for a few seconds first.
+        let repaint = "let n = 0;
+            const timer = setInterval(() => {
+                document.body.style.opacity = n % 2 ? '' : '0.999';
+                if (++n > 40) { clearInterval(timer); document.body.style.opacity = ''; }
+            }, 100);
+            return null;";
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.eval(repaint)).await;
         // A hidden window or a native dialog can keep the webview from
         // painting: a screenshot must never hang the report of a failure.
         let taken = tokio::time::timeout(Duration::from_secs(10), self.client.screenshot()).await;
@@ -389,8 +398,10 @@ impl App {
     {
         let outcome = body(&self).await;
         if outcome.is_err() {
-            self.screenshot("failure").await;
+            // The page's text first: a screenshot that times out leaves the
+            // driver's session waiting on it, and nothing answers after.
             self.print_page().await;
+            self.screenshot("failure").await;
         }
         let stopped = self.stop().await;
         let value = outcome?;

@@ -128,12 +128,12 @@ fn empty_text(inbox: Inbox) -> &'static str {
 }
 
 /// What a thread with nothing to name it by is called.
-const UNTITLED: &str = "New thread";
+pub(super) const UNTITLED: &str = "New thread";
 
 /// The name a row shows: the title, else (a thread the store could not name
 /// after its first message, e.g. one whose first message was only a file)
 /// the start of its last message; `None` for a thread with nothing in it.
-fn shown_title(thread: &ThreadSummary) -> Option<&str> {
+pub(super) fn shown_title(thread: &ThreadSummary) -> Option<&str> {
     [thread.title.trim(), thread.preview.trim()]
         .into_iter()
         .find(|text| !text.is_empty())

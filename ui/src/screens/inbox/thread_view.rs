@@ -7,7 +7,7 @@ use super::live::LiveRun;
 use super::message::MessageCard;
 use super::state::{Inbox, use_inbox};
 use super::stream::RunState;
-use super::thread_list::{RenameInput, confirm_delete, update};
+use super::thread_list::{RenameInput, UNTITLED, confirm_delete, shown_title, update};
 use crate::ipc::invoke;
 use crate::latest::Latest;
 use leptos::prelude::*;
@@ -84,12 +84,19 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
                         <RenameInput thread_id=thread.id title=thread.title on_close=move |()| editing.set(false)
                             class="rename rename--title" testid="title-input" />
                     }.into_any(),
-                    Some(thread) => view! {
-                        <h1 class="thread-pane__title">
-                            <button class="title-button" title="Click to rename" data-testid="thread-pane-title"
-                                on:click=move |_| editing.set(true)>{thread.title}</button>
-                        </h1>
-                    }.into_any(),
+                    Some(thread) => {
+                        // Named as its row is: a new thread is not a blank.
+                        let (shown, untitled) = match shown_title(&thread) {
+                            Some(shown) => (shown.to_owned(), false),
+                            None => (UNTITLED.to_owned(), true),
+                        };
+                        view! {
+                            <h1 class="thread-pane__title">
+                                <button class="title-button" class:muted=untitled title="Click to rename"
+                                    data-testid="thread-pane-title" on:click=move |_| editing.set(true)>{shown}</button>
+                            </h1>
+                        }.into_any()
+                    }
                 }}
                 <SidePanelButtons open=side_panel />
                 <div class="thread-pane__actions">
