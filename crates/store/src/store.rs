@@ -137,8 +137,9 @@ impl Store {
     /// connection comes to hold its own copy of nearly every query the app
     /// makes (sqlx keeps 100) and up to 2 MB of pages: most of the 5 MB
     /// the app's process came to hold in use over 200 runs (glibc's
-    /// `malloc_info`, heaptrack), which an idle app does not need; the next queries prepare their statements again, in tens
-    /// of microseconds. Returns how many connections gave theirs back.
+    /// `malloc_info`, heaptrack), which an idle app does not need; the
+    /// next queries prepare their statements again, in tens of
+    /// microseconds. Returns how many connections gave theirs back.
     pub async fn release_idle_memory(&self) -> Result<usize> {
         let mut released = 0;
         for pool in [&self.writer, &self.reader] {

@@ -128,15 +128,24 @@ fn empty_text(inbox: Inbox) -> &'static str {
 }
 
 /// What a thread with nothing to name it by is called.
-pub(super) const UNTITLED: &str = "New thread";
+const UNTITLED: &str = "New thread";
 
 /// The name a row shows: the title, else (a thread the store could not name
 /// after its first message, e.g. one whose first message was only a file)
 /// the start of its last message; `None` for a thread with nothing in it.
-pub(super) fn shown_title(thread: &ThreadSummary) -> Option<&str> {
+fn shown_title(thread: &ThreadSummary) -> Option<&str> {
     [thread.title.trim(), thread.preview.trim()]
         .into_iter()
         .find(|text| !text.is_empty())
+}
+
+/// The name a thread is shown by (its row, its pane's title), and whether
+/// it is the placeholder for a thread with nothing to name it by.
+pub(super) fn shown_name(thread: &ThreadSummary) -> (String, bool) {
+    match shown_title(thread) {
+        Some(shown) => (shown.to_owned(), false),
+        None => (UNTITLED.to_owned(), true),
+    }
 }
 
 #[component]
@@ -160,10 +169,7 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     } else {
         preview
     };
-    let (shown, untitled) = match shown_title(&thread) {
-        Some(shown) => (shown.to_owned(), false),
-        None => (UNTITLED.to_owned(), true),
-    };
+    let (shown, untitled) = shown_name(&thread);
     let outcome = thread.last_run.as_ref().and_then(Outcome::of);
     let row_id = id.clone();
     // When it last moved, for a snapshot's rows regrouped on a later day

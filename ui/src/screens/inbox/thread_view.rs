@@ -7,7 +7,7 @@ use super::live::LiveRun;
 use super::message::MessageCard;
 use super::state::{Inbox, use_inbox};
 use super::stream::RunState;
-use super::thread_list::{RenameInput, UNTITLED, confirm_delete, shown_title, update};
+use super::thread_list::{RenameInput, confirm_delete, shown_name, update};
 use crate::ipc::invoke;
 use crate::latest::Latest;
 use leptos::prelude::*;
@@ -86,10 +86,7 @@ pub(crate) fn ThreadPane(thread_id: String) -> impl IntoView {
                     }.into_any(),
                     Some(thread) => {
                         // Named as its row is: a new thread is not a blank.
-                        let (shown, untitled) = match shown_title(&thread) {
-                            Some(shown) => (shown.to_owned(), false),
-                            None => (UNTITLED.to_owned(), true),
-                        };
+                        let (shown, untitled) = shown_name(&thread);
                         view! {
                             <h1 class="thread-pane__title">
                                 <button class="title-button" class:muted=untitled title="Click to rename"
