@@ -30,6 +30,7 @@ mod shortcut;
 mod sleep;
 mod startup;
 mod tray;
+mod ui_assets;
 mod web_extension;
 mod webview;
 

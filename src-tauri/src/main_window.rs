@@ -106,6 +106,7 @@ pub(crate) fn get_or_build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Webv
         return Ok(window);
     }
     let started = Instant::now();
+    crate::ui_assets::prepare(app);
     let mut config = app
         .config()
         .app

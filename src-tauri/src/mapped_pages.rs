@@ -66,6 +66,7 @@ pub(crate) fn after_settling<R: Runtime>(app: &AppHandle<R>) {
         if SETTLING.load(Ordering::SeqCst) != ticket {
             return;
         }
+        crate::ui_assets::discard(&app);
         let host = app.try_state::<Host>().map(|host| host.inner().clone());
         if app.webview_windows().is_empty() {
             release_store_memory(host.as_ref()).await;

@@ -32,6 +32,7 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
         }
         return;
     }
+    crate::ui_assets::prepare(app);
     let page = crate::first_paint::page(app, URL);
     let builder = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(page.into()));
     let built = crate::web_extension::load_in(app, builder)

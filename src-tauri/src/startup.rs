@@ -25,7 +25,8 @@ pub(crate) fn run() -> ExitCode {
     crate::webview::prepare_process();
     // Asked now, answered while the store opens; applied before the window.
     let theme = crate::desktop_theme::DesktopTheme::ask();
-    let context = tauri::generate_context!("../tauri.conf.json");
+    let mut context = tauri::generate_context!("../tauri.conf.json");
+    let read_ahead = crate::ui_assets::install(&mut context);
     let (slot, _log_guard, instance_key) = match open_host(context.package_info()) {
         Ok((host, guard)) => {
             let key = instance_key(host.data_root().path());
@@ -68,6 +69,7 @@ pub(crate) fn run() -> ExitCode {
                 ms = started.elapsed().as_millis() as u64,
                 "set up, making the window"
             );
+            app.manage(read_ahead);
             app.manage(crate::main_window::Releases::default());
             app.manage(crate::web_extension::WebExtension::find(app.package_info()));
             app.manage(crate::outbox::Outboxes::default());

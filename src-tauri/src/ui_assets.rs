@@ -1,0 +1,183 @@
+//! The pages' files, served from the binary, with the UI's wasm module
+//! decompressed ahead of its page.
+//!
+//! Tauri keeps the pages' files brotli-compressed in the binary and
+//! decompresses each one on the main thread as a page asks for it. The
+//! UI's module is ~2.9 MB: ~18 ms of every start and reopen went to
+//! decompressing it after the page had asked, with the page waiting and
+//! the main thread busy. A window being made starts it on a thread of its
+//! own instead, while WebKit starts the window's web process (~150 ms):
+//! the page gets the module as soon as it asks. What no page took is
+//! dropped once the app settles (`mapped_pages.rs`), so nothing is held in
+//! the tray.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::thread::JoinHandle;
+use tauri::utils::assets::{AssetKey, AssetsIter, CspHash};
+use tauri::{AppHandle, Assets, Context, Manager, Runtime};
+
+/// The UI's wasm module, as its pages ask for it (`ui/boot.js`).
+const MODULE: &str = "/pizza_ui_bg.wasm";
+
+/// Where Tauri's own files live, for the thread that reads ahead.
+type Source<R> = Arc<OnceLock<Box<dyn Assets<R>>>>;
+
+/// The module read ahead for the next page that asks: the thread reading
+/// it, or nothing.
+pub(crate) struct ReadAhead {
+    read: Box<dyn Fn() -> Option<Vec<u8>> + Send + Sync>,
+    pending: Mutex<Option<JoinHandle<Option<Vec<u8>>>>>,
+}
+
+impl ReadAhead {
+    /// Starts reading the module on a thread, unless a read is pending.
+    fn start(self: &Arc<Self>) {
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        if pending.is_some() {
+            return;
+        }
+        let this = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("ui-read-ahead".into())
+            .spawn(move || (this.read)());
+        match spawned {
+            Ok(handle) => *pending = Some(handle),
+            Err(error) => tracing::debug!(%error, "could not read the UI's module ahead"),
+        }
+    }
+
+    /// The module read ahead, once its thread is done; `None` when nothing
+    /// was read ahead (the caller reads it itself).
+    fn take(&self) -> Option<Vec<u8>> {
+        let handle = self
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()?;
+        handle.join().ok().flatten()
+    }
+
+    /// Drops what no page took (a read still going on drops it as it ends).
+    fn discard(&self) {
+        drop(
+            self.pending
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+    }
+}
+
+/// Tauri's files, with the module taken from the read ahead when there is
+/// one.
+struct UiAssets<R: Runtime> {
+    source: Source<R>,
+    ahead: Arc<ReadAhead>,
+}
+
+impl<R: Runtime> Assets<R> for UiAssets<R> {
+    fn setup(&self, app: &tauri::App<R>) {
+        if let Some(source) = self.source.get() {
+            source.setup(app);
+        }
+    }
+
+    fn get(&self, key: &AssetKey) -> Option<Cow<'_, [u8]>> {
+        if key.as_ref() == MODULE
+            && let Some(module) = self.ahead.take()
+        {
+            return Some(Cow::Owned(module));
+        }
+        self.source.get()?.get(key)
+    }
+
+    fn iter(&self) -> Box<AssetsIter<'_>> {
+        match self.source.get() {
+            Some(source) => source.iter(),
+            None => Box::new(std::iter::empty()),
+        }
+    }
+
+    fn csp_hashes(&self, html_path: &AssetKey) -> Box<dyn Iterator<Item = CspHash<'_>> + '_> {
+        match self.source.get() {
+            Some(source) => source.csp_hashes(html_path),
+            None => Box::new(std::iter::empty()),
+        }
+    }
+}
+
+/// Serves `context`'s files through the read ahead; the app manages the
+/// returned handle ([`prepare`] and [`discard`] find it there).
+pub(crate) fn install<R: Runtime>(context: &mut Context<R>) -> Arc<ReadAhead> {
+    let source: Source<R> = Arc::new(OnceLock::new());
+    let reader = Arc::clone(&source);
+    let ahead = Arc::new(ReadAhead {
+        read: Box::new(move || {
+            let module = reader.get()?.get(&AssetKey::from(MODULE))?;
+            Some(module.into_owned())
+        }),
+        pending: Mutex::new(None),
+    });
+    let previous = context.set_assets(Box::new(UiAssets {
+        source: Arc::clone(&source),
+        ahead: Arc::clone(&ahead),
+    }));
+    let _ = source.set(previous);
+    ahead
+}
+
+/// A window is being made: its page will ask for the module.
+pub(crate) fn prepare<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(ahead) = app.try_state::<Arc<ReadAhead>>() {
+        ahead.start();
+    }
+}
+
+/// The app settled: what no page took is not kept.
+pub(crate) fn discard<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(ahead) = app.try_state::<Arc<ReadAhead>>() {
+        ahead.discard();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn counting_ahead(reads: Arc<AtomicUsize>) -> Arc<ReadAhead> {
+        Arc::new(ReadAhead {
+            read: Box::new(move || {
+                reads.fetch_add(1, Ordering::SeqCst);
+                Some(b"\0asm".to_vec())
+            }),
+            pending: Mutex::new(None),
+        })
+    }
+
+    #[test]
+    fn a_read_ahead_is_taken_once_then_the_caller_reads_itself() {
+        let reads = Arc::new(AtomicUsize::new(0));
+        let ahead = counting_ahead(Arc::clone(&reads));
+        assert_eq!(ahead.take(), None, "nothing was read ahead yet");
+        ahead.start();
+        // A second window made meanwhile shares the pending read.
+        ahead.start();
+        assert_eq!(ahead.take().as_deref(), Some(&b"\0asm"[..]));
+        assert_eq!(ahead.take(), None, "the next page reads it itself");
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn what_no_page_took_is_dropped() {
+        let reads = Arc::new(AtomicUsize::new(0));
+        let ahead = counting_ahead(Arc::clone(&reads));
+        ahead.start();
+        ahead.discard();
+        assert_eq!(ahead.take(), None);
+        ahead.start();
+        assert_eq!(ahead.take().as_deref(), Some(&b"\0asm"[..]));
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
+    }
+}
