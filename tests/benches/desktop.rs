@@ -2,11 +2,12 @@
 //! (window mapped, inbox painted: the page reports it and the app logs it;
 //! the last window's look, on the inbox and on a long thread),
 //! PSS and RSS of the app and each WebKit process with the window shown and
-//! closed to the tray, CPU over a minute in both, reopening (from the tray's
-//! menu, and by a second launch as a launcher does), a soak of runs with
-//! streaming answers and tool calls, how quickly the warm page keeps up with
-//! a long answer, and the binary's and the `.deb`'s sizes. One line per
-//! figure, beside the last run's.
+//! closed to the tray, CPU over a minute in both, the window shown on an
+//! inbox of 200 threads, reopening (from the tray's menu, and by a second
+//! launch as a launcher does), a soak of runs with streaming answers and
+//! tool calls, how quickly the warm page keeps up with a long answer, and
+//! the binary's and the `.deb`'s sizes. One line per figure, beside the
+//! last run's.
 //!
 //! Run by `cargo xtask bench desktop`, which builds the release app and
 //! provides the display and session bus. `PIZZA_BENCH_QUICK=1` shortens the
@@ -28,6 +29,8 @@ mod x11;
 
 #[path = "desktop/figures.rs"]
 mod figures;
+#[path = "desktop/long_inbox.rs"]
+mod long_inbox;
 #[path = "desktop/responsiveness.rs"]
 mod responsiveness;
 #[path = "desktop/starts.rs"]
@@ -456,6 +459,7 @@ async fn main() -> Result<()> {
         let first = idle_figures(&mut figures, &plan).await?;
         fresh_start_figures(&mut figures, &plan, first).await?;
         long_thread_start_figures(&mut figures, &plan).await?;
+        long_inbox::long_inbox_figures(&mut figures).await?;
     }
     soak(&mut figures, &plan).await?;
     figures.save(results.as_deref())
