@@ -14,11 +14,15 @@ pub(crate) struct Xvfb {
 impl Xvfb {
     pub(crate) fn start() -> Result<Self> {
         // -displayfd: Xvfb picks a free display and writes its number when ready,
-        // so there is no guessing and no sleeping.
+        // so there is no guessing and no sleeping. -noreset: an X server resets
+        // when its last client leaves, and a client connecting meanwhile (the
+        // next app a test or the bench starts, once the last one was stopped)
+        // has its connection reset.
         let mut child = Command::new("Xvfb")
             .args([
                 "-displayfd",
                 "1",
+                "-noreset",
                 "-screen",
                 "0",
                 "1280x800x24",
