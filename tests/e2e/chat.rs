@@ -2,7 +2,7 @@
 //! typed in the composer, the answer streamed into the feed and still there
 //! after a restart.
 
-use crate::harness::{App, Sandbox};
+use crate::harness::{App, Sandbox, Script};
 use anyhow::{Result, anyhow};
 use pizza_test_support::mock_provider::{MockProvider, MockResponse, sse};
 use pizza_test_support::secret_service;
@@ -13,6 +13,8 @@ const ENTER: &str = "\u{E007}";
 const QUESTION: &str = "How long should dough rest?";
 const ANSWER: &str = "Let the dough rest for two hours.";
 const QUEUED: &str = "Then add a summary";
+/// Whether the page has typing to undo.
+const UNDO_ENABLED: &str = "return document.queryCommandEnabled('undo');";
 
 /// Settings › Providers: the OpenAI-compatible provider against `base_url`,
 /// and its `gpt-4o` as the default model.
@@ -109,11 +111,11 @@ pub(crate) async fn openai_mock() -> Result<MockProvider> {
 }
 
 /// Whether the committed messages of the feed contain every one of `texts`.
-pub(crate) fn feed_has(texts: &[&str]) -> String {
-    format!(
+pub(crate) fn feed_has(texts: &[&str]) -> Script {
+    Script::new(
         "const feed = [...document.querySelectorAll('[data-testid=message]')].map(m => m.textContent).join('\\n');
-         return {}.every(t => feed.includes(t));",
-        serde_json::to_string(texts).unwrap_or_default()
+         return arguments[0].every(t => feed.includes(t));",
+        vec![json!(texts)],
     )
 }
 
@@ -137,9 +139,15 @@ async fn a_message_streams_an_answer_that_is_kept() -> Result<()> {
         app.click("[data-testid=rail-inbox]").await?;
         app.click("[data-testid=new-thread]").await?;
         app.find("[data-testid=welcome]").await?;
-        ask(app, QUESTION).await?;
+        // What was typed can be undone until it is sent; then the page's
+        // undo history, which WebKit would keep for the page's life, is gone.
+        let input = app.find("[data-testid=composer-input]").await?;
+        input.send_keys(QUESTION).await?;
+        app.wait_for_value(UNDO_ENABLED, &json!(true)).await?;
+        input.send_keys(ENTER).await?;
         app.wait_for_value(&feed_has(&[QUESTION, ANSWER]), &json!(true))
             .await?;
+        app.wait_for_value(UNDO_ENABLED, &json!(false)).await?;
         // The run ended: Send is back, the composer is empty.
         app.find("[data-testid=composer-send]").await?;
         app.wait_for_value(

@@ -10,6 +10,7 @@ mod app;
 mod app_state;
 mod clock;
 mod components;
+mod edits;
 mod events;
 mod ipc;
 mod keys;

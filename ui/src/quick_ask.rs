@@ -71,6 +71,7 @@ pub(crate) fn QuickAsk() -> impl IntoView {
             match invoke::<cmd::RunStart>(&params).await {
                 Ok(started) => {
                     draft.set(String::new());
+                    crate::edits::forget();
                     tray.with_value(|t| t.sent(&params.attachments));
                     asked.set(Some((started.thread_id, started.run_id)));
                 }

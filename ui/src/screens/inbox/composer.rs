@@ -28,7 +28,11 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
     });
     {
         let thread_id = thread_id.clone();
-        on_cleanup(move || saved::flush(&thread_id, None));
+        on_cleanup(move || {
+            saved::flush(&thread_id, None);
+            // The typing in this composer can no longer be undone.
+            crate::edits::forget();
+        });
     }
     // Where ↑/↓ is in the history; `None`: editing a new prompt.
     let recall = StoredValue::new(None::<usize>);
@@ -51,6 +55,7 @@ pub(crate) fn Composer(run: RunState) -> impl IntoView {
         saved::sent(&run.thread_id.get_value(), text.clone(), stored);
         recall.set_value(None);
         run.draft.set(String::new());
+        crate::edits::forget();
         // The chips stay until the host has the message: a failed send
         // loses no file.
         let tray = tray.get_value();
