@@ -15,7 +15,7 @@
 //! the frame belonged to): forgetting makes an empty, hidden frame and
 //! removes it at once. It is done when the text it would undo is gone: a
 //! message sent (the composer emptied), a composer removed (another thread
-//! opened), another screen shown.
+//! opened, or another screen shown), quick-ask's question asked.
 
 use leptos::prelude::document;
 
