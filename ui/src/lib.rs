@@ -15,6 +15,7 @@ mod events;
 mod ipc;
 mod keys;
 mod latest;
+mod leaving;
 mod links;
 mod markdown;
 mod notify;

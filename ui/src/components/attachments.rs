@@ -69,7 +69,9 @@ impl Tray {
 
     /// The message carrying `ids` was taken: their chips go.
     pub(crate) fn sent(&self, ids: &[String]) {
-        self.update(|chips| chips.sent(ids));
+        let _ = self
+            .drafts
+            .try_update(|drafts| drafts.sent(&self.thread_id, ids));
     }
 
     /// Takes chip `key` away, and its stored file with it.

@@ -199,6 +199,14 @@ impl AttachmentDrafts {
     pub(crate) fn of_mut(&mut self, thread_id: &Option<ThreadId>) -> &mut Chips {
         self.threads.entry(thread_id.clone()).or_default()
     }
+
+    /// A message from the thread was taken: the chips it carried go. A
+    /// thread that never had a file keeps no entry (every send passes here).
+    pub(crate) fn sent(&mut self, thread_id: &Option<ThreadId>, ids: &[String]) {
+        if let Some(chips) = self.threads.get_mut(thread_id) {
+            chips.sent(ids);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -338,5 +346,13 @@ mod tests {
         );
         assert_eq!(drafts.of(&None).map(Chips::ids), Some(vec!["b".into()]));
         assert_eq!(drafts.of(&Some("t2".into())), None);
+        // Sending from a thread with no files keeps no entry for it.
+        drafts.sent(&Some("t3".into()), &[]);
+        assert_eq!(drafts.of(&Some("t3".into())), None);
+        drafts.sent(&Some("t1".into()), &["a".into()]);
+        assert_eq!(
+            drafts.of(&Some("t1".into())).map(Chips::ids),
+            Some(Vec::new())
+        );
     }
 }

@@ -42,7 +42,13 @@ impl Queues {
     }
 
     /// The queue read with the thread (`thread_get`), asked for at `asked_at`.
+    /// A thread read with nothing queued, and never heard of before, adds
+    /// nothing: no entry is the same word (version 0, empty), and a window
+    /// that opens many threads does not keep one for each.
     pub(crate) fn seed(&mut self, thread_id: ThreadId, asked_at: u64, queued: Vec<QueuedMessage>) {
+        if queued.is_empty() && !self.threads.contains_key(&thread_id) {
+            return;
+        }
         let queue = self.threads.entry(thread_id).or_default();
         if queue.version == asked_at {
             queue.queued = queued;
@@ -108,6 +114,19 @@ mod tests {
         assert_eq!(ids(&queues, "t"), Vec::<String>::new());
         // The same for a thread read in flight.
         queues.seed("t".into(), asked_at, vec![message("old")]);
+        assert_eq!(ids(&queues, "t"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_thread_read_with_nothing_queued_keeps_no_entry() {
+        let mut queues = Queues::default();
+        queues.seed("t".into(), 0, Vec::new());
+        assert_eq!(queues, Queues::default());
+        // What is kept still counts: the whole queue emptied stays heard.
+        queues.replace("t".into(), Vec::new());
+        let heard = queues.version("t");
+        queues.seed("t".into(), 0, vec![message("old")]);
+        assert_eq!(heard, 1);
         assert_eq!(ids(&queues, "t"), Vec::<String>::new());
     }
 

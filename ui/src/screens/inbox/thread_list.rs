@@ -153,13 +153,15 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     let inbox = use_inbox();
     let id = thread.id.clone();
     let menu_open = RwSignal::new(false);
+    // The row's reads of the inbox's signals, which outlive it: memos that
+    // leave those signals with the row (see leaving.rs).
     let selected = {
         let id = id.clone();
-        Memo::new(move |_| inbox.selected.get().as_deref() == Some(id.as_str()))
+        crate::leaving::memo(move |_| inbox.selected.get().as_deref() == Some(id.as_str()))
     };
     let renaming = {
         let id = id.clone();
-        Memo::new(move |_| inbox.renaming.get().as_deref() == Some(id.as_str()))
+        crate::leaving::memo(move |_| inbox.renaming.get().as_deref() == Some(id.as_str()))
     };
     let (unread, awaiting) = (thread.unread, thread.awaiting_action);
     let (title, preview) = (thread.title.clone(), thread.preview.clone());
@@ -176,7 +178,7 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     // (the row is not made again when only this changes).
     let activity = {
         let id = id.clone();
-        Memo::new(move |_| {
+        crate::leaving::memo(move |_| {
             inbox.threads.with(|threads| {
                 threads
                     .iter()
@@ -187,7 +189,7 @@ fn ThreadRow(thread: ThreadSummary) -> impl IntoView {
     };
     let running = {
         let id = id.clone();
-        Memo::new(move |_| inbox.running.with(|r| r.contains(&id)))
+        crate::leaving::memo(move |_| inbox.running.with(|r| r.contains(&id)))
     };
     let body = move || {
         if renaming.get() {
