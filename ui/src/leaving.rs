@@ -1,5 +1,6 @@
 //! Memos for views that come and go while what they read stays: a row of
-//! the thread list reads the inbox's signals, which live as long as the
+//! the thread list reads the inbox's signals, a skill's, server's or
+//! schedule's card its page's list, all of which live as long as the
 //! window.
 //!
 //! Leptos's reactive graph (reactive_graph 0.2) takes a subscriber off a
@@ -16,7 +17,8 @@ use leptos::prelude::*;
 use leptos::reactive::graph::{Subscriber, ToAnySubscriber};
 
 /// [`Memo::new`], taken off the lists of what it read when the current
-/// owner (a row) is cleaned up. Only for a memo its owner drops then.
+/// owner (a row, a card) is cleaned up. Only for a memo its owner drops
+/// then.
 pub(crate) fn memo<T>(fun: impl Fn(Option<&T>) -> T + Send + Sync + 'static) -> Memo<T>
 where
     T: PartialEq + Send + Sync + 'static,

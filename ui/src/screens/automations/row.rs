@@ -64,7 +64,7 @@ pub(crate) fn TriggerRow(id: String) -> impl IntoView {
     let inbox = expect_context::<Inbox>();
     let row_id = id.clone();
     let (li_id, history_id) = (id.clone(), id.clone());
-    let trigger = Memo::new(move |_| {
+    let trigger = crate::leaving::memo(move |_| {
         state
             .triggers
             .with(|list| list.iter().find(|t| t.id == row_id).cloned())

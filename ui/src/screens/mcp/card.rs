@@ -135,7 +135,7 @@ pub(crate) fn ServerCard(id: String) -> impl IntoView {
     let skills = expect_context::<SkillsState>();
     let screen = expect_context::<RwSignal<Screen>>();
     let lookup = id.clone();
-    let server = Memo::new(move |_| {
+    let server = crate::leaving::memo(move |_| {
         state
             .servers
             .with(|list| list.iter().find(|s| s.id == lookup).cloned())

@@ -43,7 +43,7 @@ pub(crate) fn readiness_sentence(skill: &SkillView) -> (&'static str, String) {
 pub(crate) fn SkillCard(name: String) -> impl IntoView {
     let state = use_skills();
     let lookup = name.clone();
-    let skill = Memo::new(move |_| {
+    let skill = crate::leaving::memo(move |_| {
         state
             .skills
             .with(|list| list.iter().find(|s| s.name == lookup).cloned())

@@ -150,7 +150,7 @@ pub(crate) fn SiblingFiles(drafts: FileDrafts, editable: bool) -> impl IntoView 
 #[component]
 fn FileRow(drafts: FileDrafts, path: String, editable: bool) -> impl IntoView {
     let lookup = path.clone();
-    let file = Memo::new(move |_| {
+    let file = crate::leaving::memo(move |_| {
         drafts
             .files
             .with(|files| files.iter().find(|f| f.path == lookup).cloned())
