@@ -8,10 +8,12 @@
 //! its row stays on the list of every signal it read, and the list keeps
 //! its allocation alive. A row is made again whenever what it shows changes
 //! (its title, preview, unread mark), about twice a run, and each time its
-//! memos stayed behind, with the lists growing to hold them: ~1.3 KB of the
-//! UI's memory a run, for the window's life (the desktop benchmark's soak,
-//! counted allocation by allocation). A memo made here leaves what it read
-//! as its owner is cleaned up, just before the owner drops it.
+//! memos stayed behind, with the lists growing to hold them, for the
+//! window's life: with the rows' memos left behind, the UI's live heap grew
+//! ~2.8 KB a run once the list was full, ~1 KB with them leaving (the
+//! desktop benchmark's soak, counted allocation by allocation). A memo made
+//! here leaves what it read as its owner is cleaned up, just before the
+//! owner drops it.
 
 use leptos::prelude::*;
 use leptos::reactive::graph::{Subscriber, ToAnySubscriber};
