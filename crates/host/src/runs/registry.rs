@@ -7,16 +7,19 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
 
 use pizza_agent::{CancellationToken, EventSink};
 use pizza_protocol::{ApiError, MessageView, RunEvent, RunEventFrame, RunId, ThreadId};
 use tokio::sync::{Notify, mpsc};
+// Tokio's clock, so tests can move it; std's outside a runtime.
+use tokio::time::Instant;
 
 /// Frames kept per run; older ones are dropped (what lasts is in the store).
 pub(crate) const RING_CAPACITY: usize = 4_000;
-/// How long a finished run's frames stay replayable.
+/// How long a finished run's frames stay replayable; then they go, whether
+/// or not another run starts (see [`forget_after_retention`]).
 pub(crate) const FINISHED_RETENTION: Duration = Duration::from_secs(60);
 /// A subscriber's queue: a whole replay fits, plus one slot kept for the
 /// `lagged` notice.
@@ -420,8 +423,29 @@ impl RunHandle {
             .find(|b| b.run_id == self.run_id)
         {
             buffer.finished_at = Some(now);
+            // No frame comes after the last: the ring's spare room goes.
+            buffer.frames.shrink_to_fit();
         }
+        forget_after_retention(Arc::downgrade(&self.entry));
     }
+}
+
+/// Once [`FINISHED_RETENTION`] has passed, drops the thread's buffers that
+/// are no longer replayable. Otherwise they went only as the next run
+/// started: an app left idle after a long answer held its frames (a
+/// megabyte for 4,000 of them) for as long as nothing else ran. Outside a
+/// runtime (not in the app) they go at the next sweep, as before.
+fn forget_after_retention(entry: Weak<Mutex<ThreadRuns>>) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    runtime.spawn(async move {
+        tokio::time::sleep(FINISHED_RETENTION).await;
+        // Gone already when the thread was swept meanwhile.
+        if let Some(entry) = entry.upgrade() {
+            lock(&entry).purge(Instant::now());
+        }
+    });
 }
 
 impl EventSink for RunHandle {
@@ -443,3 +467,7 @@ impl EventSink for RunHandle {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "registry_tests.rs"]
+mod tests;
