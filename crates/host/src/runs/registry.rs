@@ -59,8 +59,29 @@ struct LiveRun {
 #[derive(Debug)]
 struct RunBuffer {
     run_id: RunId,
-    frames: VecDeque<RunEventFrame>,
+    frames: VecDeque<Buffered>,
     finished_at: Option<Instant>,
+}
+
+/// A buffered frame without the run and thread every frame of its buffer
+/// shares: those were two allocations per frame, nearly half the buffer.
+#[derive(Debug)]
+struct Buffered {
+    seq: u64,
+    namespace: Vec<String>,
+    event: RunEvent,
+}
+
+impl Buffered {
+    fn frame(&self, run_id: &str, thread_id: &str) -> RunEventFrame {
+        RunEventFrame {
+            seq: self.seq,
+            run_id: run_id.to_owned(),
+            thread_id: thread_id.to_owned(),
+            namespace: self.namespace.clone(),
+            event: self.event.clone(),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -289,12 +310,12 @@ impl RunRegistry {
         };
         let after = since.unwrap_or(0);
         let mut keep = true;
-        for frame in replay
+        for (run_id, buffered) in replay
             .into_iter()
-            .flat_map(|b| b.frames.iter())
-            .filter(|f| f.seq > after)
+            .flat_map(|b| b.frames.iter().map(|f| (&b.run_id, f)))
+            .filter(|(_, f)| f.seq > after)
         {
-            if !subscriber.deliver(frame) {
+            if !subscriber.deliver(&buffered.frame(run_id, thread_id)) {
                 keep = false;
                 break;
             }
@@ -402,7 +423,17 @@ impl RunHandle {
             if buffer.frames.len() == RING_CAPACITY {
                 buffer.frames.pop_front();
             }
-            buffer.frames.push_back(frame);
+            let RunEventFrame {
+                seq,
+                namespace,
+                event,
+                ..
+            } = frame;
+            buffer.frames.push_back(Buffered {
+                seq,
+                namespace,
+                event,
+            });
         }
     }
 
@@ -430,11 +461,9 @@ impl RunHandle {
     }
 }
 
-/// Once [`FINISHED_RETENTION`] has passed, drops the thread's buffers that
-/// are no longer replayable. Otherwise they went only as the next run
-/// started: an app left idle after a long answer held its frames (a
-/// megabyte for 4,000 of them) for as long as nothing else ran. Outside a
-/// runtime (not in the app) they go at the next sweep, as before.
+/// Drops the thread's expired buffers once [`FINISHED_RETENTION`] has
+/// passed, not only as its next run starts: an app left idle after a long
+/// answer held its frames until then. Outside a runtime: at the next sweep.
 fn forget_after_retention(entry: Weak<Mutex<ThreadRuns>>) {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return;

@@ -10,15 +10,47 @@ fn delta(text: &str) -> RunEvent {
     }
 }
 
-/// How many frames a new subscription from the start replays.
+/// How many frames a new subscription from the start replays; each is
+/// checked to name its thread and run.
 fn replayed(registry: &RunRegistry, thread_id: &str) -> usize {
     let mut subscription = registry.subscribe(thread_id, Some(0), "main");
     let mut frames = 0;
-    while subscription.frames.try_recv().is_ok() {
+    while let Ok(frame) = subscription.frames.try_recv() {
+        assert_eq!(frame.thread_id, thread_id);
+        assert!(frame.run_id.starts_with('r'), "{frame:?}");
         frames += 1;
     }
     registry.unsubscribe(thread_id, &subscription.id, "main");
     frames
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_replay_gives_each_frame_its_run_and_thread_in_order() {
+    let registry = RunRegistry::default();
+    let first = registry.reserve("t1").unwrap().bind("r1".to_owned());
+    first.emit(&["task-1".to_owned()], delta("inside"));
+    first.finish(delta("first"));
+    let second = registry.reserve("t1").unwrap().bind("r2".to_owned());
+    second.emit(&[], delta("second"));
+
+    let mut subscription = registry.subscribe("t1", Some(0), "main");
+    let mut seen = Vec::new();
+    while let Ok(frame) = subscription.frames.try_recv() {
+        seen.push((frame.seq, frame.run_id, frame.thread_id, frame.namespace));
+    }
+    assert_eq!(
+        seen,
+        [
+            (
+                1,
+                "r1".to_owned(),
+                "t1".to_owned(),
+                vec!["task-1".to_owned()]
+            ),
+            (2, "r1".to_owned(), "t1".to_owned(), vec![]),
+            (3, "r2".to_owned(), "t1".to_owned(), vec![]),
+        ]
+    );
 }
 
 #[tokio::test(start_paused = true)]
