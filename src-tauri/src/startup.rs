@@ -1,11 +1,10 @@
 //! Startup and the event loop.
 
 use crate::ipc::{CommandRegistry, HostSlot};
-use crate::{data_root, logging};
+use crate::logging;
 use pizza_host::{DataRoot, Host, HostOptions};
+use pizza_launch::TerminalQuestion;
 use pizza_protocol::ApiError;
-use std::hash::{Hash, Hasher};
-use std::path::Path;
 use std::process::ExitCode;
 use tauri::{AppHandle, Manager, RunEvent, Runtime, WindowEvent};
 
@@ -15,10 +14,14 @@ const EXIT_STARTUP_FAILED: u8 = 2;
 pub(crate) fn run() -> ExitCode {
     let started = std::time::Instant::now();
     // A second launch hands over to the app running on its data root before
-    // it opens anything (see handover.rs); the plugin below stays the judge.
-    if let Ok(path) = data_root::resolve()
-        && let Ok(path) = DataRoot::absolute(&path)
-        && crate::handover::to_running_app(&path)
+    // it opens anything (the store, its log, GTK's display: work thrown away
+    // a moment later while the running app makes its window on the same
+    // cores); the plugin below stays the judge. `pizza-bot-open` makes the
+    // same call without loading this program's libraries (crates/launch).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Ok(path) = pizza_launch::data_root()
+        && let Ok(path) = std::path::absolute(&path)
+        && pizza_launch::hand_over(&path, &args)
     {
         return ExitCode::SUCCESS;
     }
@@ -29,7 +32,7 @@ pub(crate) fn run() -> ExitCode {
     let read_ahead = crate::ui_assets::install(&mut context);
     let (slot, _log_guard, instance_key) = match open_host(context.package_info()) {
         Ok((host, guard)) => {
-            let key = instance_key(host.data_root().path());
+            let key = pizza_launch::instance_key(host.data_root().path());
             (HostSlot::Ready(host), guard, Some(key))
         }
         Err(message) => {
@@ -110,7 +113,7 @@ pub(crate) fn run() -> ExitCode {
 /// Resolves and prepares the data root, starts file logging there, and opens
 /// the host. The error is a sentence naming the path and the reason.
 fn open_host(package_info: &tauri::PackageInfo) -> Result<(Host, logging::LogGuard), String> {
-    let path = data_root::resolve()?;
+    let path = pizza_launch::data_root()?;
     let data_root = DataRoot::prepare(path).map_err(|e| e.to_string())?;
     let guard = logging::init(&data_root.logs_dir());
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "starting Pizza Bot");
@@ -137,14 +140,6 @@ fn host_options(package_info: &tauri::PackageInfo) -> HostOptions {
         Some(worker) => options.with_eval_worker(worker),
         None => options,
     }
-}
-
-/// One running instance per data root: a second launch on the same root
-/// focuses the first, while test instances on their own roots stay apart.
-pub(crate) fn instance_key(data_root: &Path) -> String {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    data_root.hash(&mut hasher);
-    format!("app.pizzabot.desktop.i{:016x}", hasher.finish())
 }
 
 /// What a launch asks for: `--thread <id>` shows that thread, `--quick-ask`
@@ -195,15 +190,17 @@ Options:
   -V, --version   print the version and exit
   -h, --help      print this help and exit
 
-Environment: PIZZA_DATA_ROOT (where the data is kept), RUST_LOG (log level).";
+Environment: PIZZA_DATA_ROOT (where the data is kept), RUST_LOG (log level).
+
+pizza-bot-open, installed beside it, takes the same options and reaches
+a running app sooner (it does not load the app's libraries first).";
 
 /// `--version` and `--help` (the first such argument wins): the text to
 /// print instead of starting the app.
 pub(crate) fn terminal_answer(args: impl IntoIterator<Item = String>) -> Option<String> {
-    args.into_iter().skip(1).find_map(|arg| match arg.as_str() {
-        "--version" | "-V" => Some(format!("Pizza Bot {}", env!("CARGO_PKG_VERSION"))),
-        "--help" | "-h" => Some(USAGE.to_owned()),
-        _ => None,
+    pizza_launch::terminal_question(args).map(|question| match question {
+        TerminalQuestion::Version => format!("Pizza Bot {}", env!("CARGO_PKG_VERSION")),
+        TerminalQuestion::Help => USAGE.to_owned(),
     })
 }
 
@@ -395,20 +392,5 @@ mod tests {
         assert_eq!(crate::tray::live_label(0), "No runs in progress");
         assert_eq!(crate::tray::live_label(1), "1 run in progress");
         assert_eq!(crate::tray::live_label(3), "3 runs in progress");
-    }
-
-    #[test]
-    fn instance_keys_are_valid_dbus_names_and_differ_per_root() {
-        let a = instance_key(Path::new("/tmp/a"));
-        let b = instance_key(Path::new("/tmp/b"));
-        assert_ne!(a, b);
-        for element in a.split('.') {
-            assert!(!element.is_empty() && !element.starts_with(|c: char| c.is_ascii_digit()));
-            assert!(
-                element
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            );
-        }
     }
 }

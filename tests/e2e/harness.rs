@@ -97,14 +97,16 @@ pub(crate) fn app_env(sandbox: &Sandbox, data_root: &Path) -> Result<Vec<(&'stat
     ])
 }
 
-/// Launches the sandbox's app a second time, as a person double-clicking
-/// it or a desktop entry would, with `args`; waits for that process to end
-/// (a second instance hands over to the first and exits).
+/// Launches the sandbox's app a second time with `args`, through
+/// `program`: [`launcher_binary`] as the desktop entry does, or
+/// [`app_binary`] as a terminal does; waits for that process to end (a
+/// second launch hands over to the app running and exits).
 pub(crate) async fn launch_again(
     sandbox: &Sandbox,
+    program: &Path,
     args: &[&str],
 ) -> Result<std::process::ExitStatus> {
-    let mut second = tokio::process::Command::new(app_binary()?)
+    let mut second = tokio::process::Command::new(program)
         .args(args)
         .envs(app_env(sandbox, &sandbox.data_root())?)
         .stdout(Stdio::null())
@@ -524,6 +526,19 @@ pub(crate) fn app_binary() -> Result<PathBuf> {
     }
     if std::env::var_os("DISPLAY").is_none() {
         bail!("no DISPLAY: run the end-to-end tests with `cargo xtask test` (it starts Xvfb)");
+    }
+    Ok(path)
+}
+
+/// `pizza-bot-open`, built beside the app (crates/launch): what the desktop
+/// entry starts.
+pub(crate) fn launcher_binary() -> Result<PathBuf> {
+    let path = app_binary()?.with_file_name("pizza-bot-open");
+    if !path.is_file() {
+        bail!(
+            "{} is not a file; build it with `cargo build -p pizza-launch`",
+            path.display()
+        );
     }
     Ok(path)
 }

@@ -12,7 +12,7 @@
 
 use crate::chat::{ask, configure_provider, feed_has, openai_mock};
 use crate::desktop::quick_ask_answer_has;
-use crate::harness::{App, Launch, Sandbox, app_binary, app_env, launch_again};
+use crate::harness::{App, Launch, Sandbox, app_binary, app_env, launch_again, launcher_binary};
 use crate::x11;
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use pizza_test_support::mock_provider::{Gate, sse};
@@ -258,13 +258,15 @@ async fn undriven_closed_to_the_tray_every_webkit_process_ends_and_a_launch_pain
     let _tray = TrayWatcher::start().map_err(|e| anyhow!(e))?;
     let log = sandbox.path().join("undriven.log");
     let file = std::fs::File::create(&log)?;
-    let child = Command::new(app_binary()?)
+    // Started as the desktop entry starts it: with no app running on the
+    // data root, the launcher becomes the app (same process).
+    let child = Command::new(launcher_binary()?)
         .envs(app_env(&sandbox, &sandbox.data_root())?)
         .envs(RELEASE)
         .stdout(file.try_clone()?)
         .stderr(file)
         .spawn()
-        .context("starting the app")?;
+        .context("starting the app through its launcher")?;
     let app = Undriven { child };
     let pid = app.child.id();
 
@@ -272,6 +274,12 @@ async fn undriven_closed_to_the_tray_every_webkit_process_ends_and_a_launch_pain
         text.matches(PAINTED).count() == 1
     })
     .await?;
+    let program = std::fs::read_link(format!("/proc/{pid}/exe"))?;
+    ensure!(
+        program == app_binary()?.canonicalize()?,
+        "the launcher's process runs {}, not the app",
+        program.display()
+    );
     x11::close_until_hidden(MAIN_TITLE, &[pid]).await?;
     wait_until("every WebKit process ended", &log, pid, |_, processes| {
         processes.is_empty()
@@ -289,7 +297,8 @@ async fn undriven_closed_to_the_tray_every_webkit_process_ends_and_a_launch_pain
     })
     .await?;
 
-    let status = launch_again(&sandbox, &[]).await?;
+    // The app's own binary, as a terminal starts it: it hands over too.
+    let status = launch_again(&sandbox, &app_binary()?, &[]).await?;
     ensure!(status.success(), "the second launch ended with {status}");
     wait_until(
         "a new window painted, with a network process",

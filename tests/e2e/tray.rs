@@ -8,7 +8,7 @@
 //! during a run asks first, then records the run `cancelled` and exits.
 
 use crate::chat::{ask, configure_provider, openai_mock};
-use crate::harness::{App, Launch, Sandbox, launch_again};
+use crate::harness::{App, Launch, Sandbox, launch_again, launcher_binary};
 use crate::seed;
 use crate::x11;
 use anyhow::{Result, anyhow, bail, ensure};
@@ -128,9 +128,10 @@ async fn the_tray_menu_brings_the_window_back_and_opens_quick_ask() -> Result<()
         app.find("[data-testid=settings-general]").await?;
         app.wait_for_value(SNAPSHOT_SHOWN, &json!(true)).await?;
 
-        // A second launch naming a thread hands it to this window, which
-        // shows it; the second process exits.
-        let second = launch_again(&sandbox, &["--thread", &kept]).await?;
+        // A second launch naming a thread, through the desktop entry's
+        // launcher, hands it to this window, which shows it; the launcher
+        // exits.
+        let second = launch_again(&sandbox, &launcher_binary()?, &["--thread", &kept]).await?;
         ensure!(second.success(), "the second launch exited with {second}");
         app.wait_for_value(
             "const t = document.querySelector('[data-testid=thread-pane-title]'); return t && t.textContent",

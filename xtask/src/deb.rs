@@ -14,6 +14,10 @@ const WORKER: &str = "pizza-eval-worker";
 /// The web processes' extension (crates/webext).
 const WEB_EXTENSION: &str = "libpizza_webext.so";
 
+/// What the desktop entry starts (crates/launch): it hands a launch to the
+/// running app without loading the app's libraries, or becomes the app.
+const LAUNCHER: &str = "pizza-bot-open";
+
 /// The Tauri CLI version, pinned so bundles are reproducible.
 const TAURI_CLI: &str = "@tauri-apps/cli@2.12.5";
 
@@ -57,19 +61,30 @@ pub(crate) fn bundle() -> Result<()> {
         .collect();
     // The eval tool's worker and the web processes' extension go in the
     // bundle's resources, where the app looks for them
-    // (src-tauri/src/eval_worker.rs, web_extension.rs); the bundler builds
-    // only the app. The packages are named together so features resolve as
-    // for the app and the dependencies it shares are not built again.
-    step::cargo(&crate::app_build(&["--release", "--bin", WORKER]))?;
+    // (src-tauri/src/eval_worker.rs, web_extension.rs), the launcher beside
+    // the app, which its desktop entry starts; the bundler builds only the
+    // app. The packages are named together so features resolve as for the
+    // app and the dependencies it shares are not built again.
+    step::cargo(&crate::app_build(&[
+        "--release",
+        "--bin",
+        WORKER,
+        "--bin",
+        LAUNCHER,
+    ]))?;
     let release = crate::target_dir()?.join("release");
     let config = serde_json::json!({
         "build": { "frontendDist": root.join("ui/dist") },
         "bundle": {
             "icon": icons,
-            "linux": { "deb": { "files": {
-                check::WORKER_PATH: release.join(WORKER),
-                check::WEB_EXTENSION_PATH: release.join(WEB_EXTENSION),
-            } } }
+            "linux": { "deb": {
+                "desktopTemplate": root.join("src-tauri").join("pizza-bot.desktop.hbs"),
+                "files": {
+                    check::WORKER_PATH: release.join(WORKER),
+                    check::WEB_EXTENSION_PATH: release.join(WEB_EXTENSION),
+                    check::LAUNCHER_PATH: release.join(LAUNCHER),
+                }
+            } }
         }
     });
     step::run(

@@ -22,6 +22,7 @@ const MCP: &str = "pizza-mcp";
 const SANDBOX: &str = "pizza-sandbox";
 const PAGES: &str = "pizza-pages";
 const WEBEXT: &str = "pizza-webext";
+const LAUNCH: &str = "pizza-launch";
 const EXTENSIONS: &str = "pizza-extensions";
 const TOOLS: &str = "pizza-tools";
 const AGENT: &str = "pizza-agent";
@@ -62,8 +63,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // process extension, WebKit's web processes.
     (PAGES, &[]),
     (WEBEXT, &[PAGES]),
+    // Where the data lives and handing a launch to the running app: the
+    // app's process and `pizza-bot-open`, which loads none of its libraries.
+    (LAUNCH, &[]),
     // The composition root delegates to the host.
-    (APP, &[HOST, PROTOCOL, PAGES]),
+    (APP, &[HOST, PROTOCOL, PAGES, LAUNCH]),
     (UI, &[PROTOCOL]),
     // Cross-crate scenarios drive the libraries; the app only as a binary.
     (

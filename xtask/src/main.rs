@@ -64,10 +64,13 @@ fn run() -> Result<()> {
 }
 
 /// The app's packages, with what it starts or loads from beside itself:
-/// the eval worker and the WebKit extension its web processes load.
+/// the eval worker and the WebKit extension its web processes load, and
+/// `pizza-bot-open`, which starts it or hands a launch over to it.
 const APP_PACKAGES: &[&str] = &[
     "-p",
     "pizza-bot",
+    "-p",
+    "pizza-launch",
     "-p",
     "pizza-sandbox",
     "-p",

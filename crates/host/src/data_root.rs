@@ -32,20 +32,12 @@ impl DataRoot {
             path: path.clone(),
             source,
         };
-        let path = Self::absolute(&path).map_err(unusable)?;
+        // Relative to the working directory unless absolute; launches
+        // compute the same path for the instance key (crates/launch).
+        let path = std::path::absolute(&path).map_err(unusable)?;
         create_private_dir(&path).map_err(unusable)?;
         check_marker(&path)?;
         Ok(Self { path })
-    }
-
-    /// Where `path` is, as [`DataRoot::prepare`] takes it: relative to the
-    /// working directory unless absolute. Nothing is created or read.
-    pub fn absolute(path: &Path) -> std::io::Result<PathBuf> {
-        if path.is_absolute() {
-            Ok(path.to_path_buf())
-        } else {
-            Ok(std::env::current_dir()?.join(path))
-        }
     }
 
     pub fn path(&self) -> &Path {

@@ -1,8 +1,9 @@
 //! `cargo xtask deb --check`: unpacks the built `.deb` into a temporary root
 //! (`dpkg-deb -x`, nothing is installed) and checks what an installed Pizza
-//! Bot needs — the binary, a desktop entry naming it and its icon, the icon
-//! in the hicolor sizes, the built-in skills, the eval worker (which must
-//! run) — then starts the unpacked binary on the current
+//! Bot needs — the binary, a desktop entry starting it through its launcher
+//! (which must start the app beside it) and its icon, the icon in the
+//! hicolor sizes, the built-in skills, the eval worker (which must run) —
+//! then starts the unpacked app through its launcher on the current
 //! display with a throwaway HOME and a private session bus, and waits for its
 //! window and its per-user data folder.
 
@@ -13,6 +14,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub(crate) const BINARY: &str = "pizza-bot";
+/// What the desktop entry starts: it hands a launch to the running app or
+/// becomes the app beside it (crates/launch).
+pub(crate) const LAUNCHER_PATH: &str = "/usr/bin/pizza-bot-open";
 /// The icon name notifications use (`src-tauri/src/notifications.rs`).
 const ICON: &str = "pizza-bot";
 const NAME: &str = "Pizza Bot";
@@ -69,8 +73,10 @@ pub(crate) fn package(deb: &Path) -> Result<()> {
 
     let binary = root.join("usr/bin").join(BINARY);
     ensure!(binary.is_file(), "the package has no /usr/bin/{BINARY}");
+    let launcher = root.join(LAUNCHER_PATH.trim_start_matches('/'));
     let entry = desktop_entry(&root)?;
     let mut problems = entry_problems(&entry);
+    problems.extend(launcher_problem(&launcher));
     problems.extend(icon_problems(&root));
     if !root.join(GUIDE_SKILL).is_file() {
         problems.push(format!("the package has no /{GUIDE_SKILL}"));
@@ -92,9 +98,10 @@ pub(crate) fn package(deb: &Path) -> Result<()> {
         "xtask: desktop entry, icons, built-in skills, eval worker, web extension and binary are in place"
     );
 
-    starts(&binary, scratch.path())?;
+    // Started as the desktop entry starts it: the launcher becomes the app.
+    starts(&launcher, scratch.path())?;
     eprintln!(
-        "xtask: the packaged app starts, shows its window, keeps its data per user and its web process loads the extension"
+        "xtask: the packaged app starts from its desktop entry's launcher, shows its window, keeps its data per user and its web process loads the extension"
     );
     Ok(())
 }
@@ -140,9 +147,10 @@ fn entry_problems(entry: &HashMap<String, String>) -> Vec<String> {
     expect("StartupWMClass", WM_CLASS);
     expect("Terminal", "false");
     let exec = get("Exec").split_whitespace().next().unwrap_or("");
-    if exec != BINARY && exec != format!("/usr/bin/{BINARY}") {
+    let launcher = LAUNCHER_PATH.rsplit('/').next().unwrap_or(LAUNCHER_PATH);
+    if exec != launcher && exec != LAUNCHER_PATH {
         problems.push(format!(
-            "desktop entry Exec={:?} does not start {BINARY}",
+            "desktop entry Exec={:?} does not start {launcher}",
             get("Exec")
         ));
     }
@@ -241,6 +249,33 @@ fn worker_problem(worker: &Path) -> Option<String> {
             String::from_utf8_lossy(&output.stderr).trim()
         )),
         Err(error) => Some(format!("{shown} does not start: {error}")),
+    }
+}
+
+/// The launcher must start the app beside it: asked `--version`, which it
+/// never hands to a running app, the app answers through it.
+fn launcher_problem(launcher: &Path) -> Option<String> {
+    if !launcher.is_file() {
+        return Some(format!("the package has no {LAUNCHER_PATH}"));
+    }
+    match Command::new(launcher)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(output)
+            if output.status.success()
+                && String::from_utf8_lossy(&output.stdout).starts_with(NAME) =>
+        {
+            None
+        }
+        Ok(output) => Some(format!(
+            "{LAUNCHER_PATH} --version ended with {} and did not answer as the app: {} {}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout).trim(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )),
+        Err(error) => Some(format!("{LAUNCHER_PATH} does not start: {error}")),
     }
 }
 
