@@ -52,6 +52,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const TITLE: &str = "Pizza Bot";
+const QUICK_ASK_TITLE: &str = "Quick ask — Pizza Bot";
+/// What the app logs as a quick-ask window painted its input (presence.rs).
+const QUICK_ASK_PAINTED: &str = "quick-ask painted";
 /// Time for a fresh start's background work (MCP, catalog) to settle.
 const SETTLE: Duration = Duration::from_secs(10);
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -239,6 +242,25 @@ async fn idle_figures(figures: &mut Figures, plan: &Plan) -> Result<Start> {
         figures,
         "reopen by a second launch: inbox painted",
         relaunched,
+    );
+
+    // Quick ask from the tray with every window released: a new quick-ask
+    // window, its input painted and focused.
+    let mut shown = TITLE;
+    let mut quick = Vec::new();
+    for round in 0..plan.samples {
+        x11::close_window(shown, &[app.pid()])?;
+        app.wait_web_process_gone().await?;
+        let asked = Instant::now();
+        tokio::task::block_in_place(|| menu.click("Quick ask…")).map_err(anyhow::Error::msg)?;
+        app.wait_logged_times(QUICK_ASK_PAINTED, round + 1).await?;
+        quick.push(asked.elapsed());
+        shown = QUICK_ASK_TITLE;
+    }
+    median_of(
+        figures,
+        "quick ask from the tray, every window released: input painted",
+        quick,
     );
     app.stop();
 

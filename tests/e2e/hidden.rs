@@ -177,6 +177,9 @@ async fn quick_ask_without_a_main_webview_streams_into_a_window_made_later() -> 
         x11::wait_for_window(QUICK_ASK_TITLE, &app.processes()).await?;
         app.switch_to_page(true).await?;
         let input = app.find("[data-testid=quick-ask-input]").await?;
+        // It tells the host when its input painted (the desktop bench's
+        // figure), and never as an inbox.
+        wait_for_log_count(&sandbox, "quick-ask painted", 1).await?;
         input.send_keys(QUESTION).await?;
         input.send_keys(ENTER).await?;
         app.wait_for_value(&quick_ask_answer_has(FIRST.trim()), &json!(true))

@@ -128,6 +128,17 @@ pub(crate) fn app_started() {
 /// painted them, the host logs the time since the page started, with when
 /// the UI's code started and the list arrived.
 pub(crate) fn inbox_painted() {
+    when_painted(false, |params| {
+        leptos::task::spawn_local(async move {
+            let _ = invoke::<cmd::WindowPainted>(&params).await;
+        });
+    });
+}
+
+/// Once per page, when the browser has painted what the page is for (the
+/// inbox's list, or the quick-ask window's input): `then` gets the figures
+/// to tell the host.
+pub(crate) fn when_painted(quick_ask: bool, then: impl FnOnce(WindowPaintedParams) + 'static) {
     if PAINTED.replace(true) {
         return;
     }
@@ -137,13 +148,12 @@ pub(crate) fn inbox_painted() {
         request_animation_frame(move || {
             let params = WindowPaintedParams {
                 page_ms: page_now(),
+                quick_ask,
                 app_ms: APP_MS.get(),
                 list_ms,
-                snapshot_ms: crate::snapshot::painted_ms(),
+                snapshot_ms: crate::snapshot::painted_ms().filter(|_| !quick_ask),
             };
-            leptos::task::spawn_local(async move {
-                let _ = invoke::<cmd::WindowPainted>(&params).await;
-            });
+            then(params);
         });
     });
 }

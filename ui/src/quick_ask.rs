@@ -46,6 +46,12 @@ pub(crate) fn QuickAsk() -> impl IntoView {
     Effect::new(move |_| {
         if input.get().is_some() {
             focus();
+            // The host logs when the input painted, as for the inbox.
+            crate::place::when_painted(true, |params| {
+                leptos::task::spawn_local(async move {
+                    let _ = invoke::<cmd::WindowPainted>(&params).await;
+                });
+            });
         }
     });
     crate::events::on_window_event(WindowEvent::QuickAskShown, focus);

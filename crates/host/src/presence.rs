@@ -146,8 +146,17 @@ impl Host {
         Ok(())
     }
 
-    /// A window painted its inbox: the start-up (or reopen) figure, in the log.
+    /// A window painted its inbox (or the quick-ask window its input): the
+    /// start-up (or reopen) figure, in the log.
     pub async fn window_painted(&self, params: WindowPaintedParams) -> Result<(), ApiError> {
+        if params.quick_ask {
+            tracing::info!(
+                page_ms = params.page_ms,
+                app_ms = params.app_ms,
+                "quick-ask painted"
+            );
+            return Ok(());
+        }
         tracing::info!(
             page_ms = params.page_ms,
             app_ms = params.app_ms,

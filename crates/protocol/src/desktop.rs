@@ -107,11 +107,14 @@ pub struct WindowSnapshot {
 /// page started loading; on the way, the UI's code started at `app_ms` and
 /// the thread list arrived at `list_ms` (both since the page started), and
 /// the last window's snapshot was painted at `snapshot_ms` if it had one.
+/// From the quick-ask window (`quick_ask`), its input painted, focused.
 /// Logged, for the start-up and reopen figures.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WindowPaintedParams {
     pub page_ms: u64,
+    #[serde(default)]
+    pub quick_ask: bool,
     #[serde(default)]
     pub app_ms: u64,
     #[serde(default)]

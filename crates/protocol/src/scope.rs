@@ -41,6 +41,8 @@ pub const QUICK_ASK_COMMANDS: &[&str] = &[
     // App events, the notice that it was shown, and its stream's messages.
     cmd::OutboxTake::NAME,
     cmd::QuickAskOpenThread::NAME,
+    // When its input painted, for the host's log (the desktop bench's figure).
+    cmd::WindowPainted::NAME,
 ];
 
 impl WindowScope {

@@ -56,7 +56,7 @@ impl Running {
     }
 
     /// Waits until this launch has logged `marker` `count` times.
-    async fn wait_logged_times(&self, marker: &str, count: usize) -> Result<()> {
+    pub(crate) async fn wait_logged_times(&self, marker: &str, count: usize) -> Result<()> {
         let deadline = Instant::now() + TIMEOUT;
         while self.logged(marker) < count {
             if Instant::now() > deadline {
