@@ -19,10 +19,7 @@ pub(crate) fn run() -> ExitCode {
     // cores); the plugin below stays the judge. `pizza-bot-open` makes the
     // same call without loading this program's libraries (crates/launch).
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Ok(path) = pizza_launch::data_root()
-        && let Ok(path) = std::path::absolute(&path)
-        && pizza_launch::hand_over(&path, &args)
-    {
+    if pizza_launch::hand_over_to_running_app(&args) {
         return ExitCode::SUCCESS;
     }
     crate::webview::prepare_process();

@@ -76,10 +76,19 @@ fn plugin_address(instance_key: &str) -> (String, String) {
 }
 
 /// Hands a launch's arguments (program name first, as the app reads them)
-/// to the app running on `data_root`; true when it took them, and the
-/// launching process then has nothing more to do. False when nothing
-/// answers: no app on that root, no session bus, another version.
-pub fn hand_over(data_root: &Path, args: &[OsString]) -> bool {
+/// to the app running on this launch's data root (made absolute, as the app
+/// opens it); true when it took them, and the launching process then has
+/// nothing more to do. False when nothing answers: no app on that root, no
+/// session bus, another version, or no data root to tell.
+pub fn hand_over_to_running_app(args: &[OsString]) -> bool {
+    match data_root().map(|root| std::path::absolute(&root)) {
+        Ok(Ok(root)) => hand_over(&root, args),
+        _ => false,
+    }
+}
+
+/// [`hand_over_to_running_app`] for the app on `data_root`.
+fn hand_over(data_root: &Path, args: &[OsString]) -> bool {
     let (name, path) = plugin_address(&instance_key(data_root));
     let Ok(connection) = zbus::blocking::Connection::session() else {
         return false;

@@ -14,9 +14,7 @@ const EXIT_NO_APP: u8 = 127;
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
     if pizza_launch::terminal_question(&args).is_none()
-        && let Ok(root) = pizza_launch::data_root()
-        && let Ok(root) = std::path::absolute(&root)
-        && pizza_launch::hand_over(&root, &args)
+        && pizza_launch::hand_over_to_running_app(&args)
     {
         return ExitCode::SUCCESS;
     }

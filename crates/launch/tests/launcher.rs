@@ -16,16 +16,14 @@ fn launcher_in(dir: &Path) -> std::io::Result<std::path::PathBuf> {
     Ok(copy)
 }
 
-/// The launcher run with no session bus to reach, on a data root of its own.
-fn run(launcher: &Path, data_root: &Path, args: &[&str]) -> std::io::Result<std::process::Output> {
-    Command::new(launcher)
-        .args(args)
-        .env("PIZZA_DATA_ROOT", data_root)
-        .env(
-            "DBUS_SESSION_BUS_ADDRESS",
-            "unix:path=/nonexistent/pizza-bot-test-bus",
-        )
-        .output()
+/// The launcher with no session bus to reach, on a data root of its own.
+fn launch(launcher: &Path, data_root: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(launcher);
+    command.args(args).env("PIZZA_DATA_ROOT", data_root).env(
+        "DBUS_SESSION_BUS_ADDRESS",
+        "unix:path=/nonexistent/pizza-bot-test-bus",
+    );
+    command
 }
 
 #[test]
@@ -41,13 +39,8 @@ fn with_no_app_answering_it_becomes_the_app_beside_it_or_says_there_is_none()
     )?;
     std::fs::set_permissions(&app, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
 
-    let child = Command::new(&launcher)
-        .args(["--thread", "thread one", "--quick-ask"])
-        .env("PIZZA_DATA_ROOT", dir.path().join("data"))
-        .env(
-            "DBUS_SESSION_BUS_ADDRESS",
-            "unix:path=/nonexistent/pizza-bot-test-bus",
-        )
+    let data = dir.path().join("data");
+    let child = launch(&launcher, &data, &["--thread", "thread one", "--quick-ask"])
         .stdout(std::process::Stdio::piped())
         .spawn()?;
     let pid = child.id();
@@ -61,7 +54,7 @@ fn with_no_app_answering_it_becomes_the_app_beside_it_or_says_there_is_none()
     );
 
     // Asked on a terminal: never handed over, answered by the app.
-    let output = run(&launcher, &dir.path().join("data"), &["-V"])?;
+    let output = launch(&launcher, &data, &["-V"]).output()?;
     assert_eq!(
         String::from_utf8(output.stdout)?.lines().next(),
         Some("arg:-V")
@@ -69,7 +62,7 @@ fn with_no_app_answering_it_becomes_the_app_beside_it_or_says_there_is_none()
 
     // Without the app beside it, it says so.
     std::fs::remove_file(&app)?;
-    let output = run(&launcher, &dir.path().join("data"), &[])?;
+    let output = launch(&launcher, &data, &[]).output()?;
     assert_eq!(output.status.code(), Some(127));
     let said = String::from_utf8(output.stderr)?;
     assert!(
