@@ -28,6 +28,7 @@ mod shortcut;
 mod sleep;
 mod startup;
 mod tray;
+mod type_ahead;
 mod ui_assets;
 mod web_extension;
 mod webview;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use pizza_host::{DesktopShell, OpenDialog, SaveDialog, ShortcutError};
-use pizza_protocol::{PageMessage, WindowEvent};
+use pizza_protocol::{PageMessage, TypedAhead, WindowEvent};
 use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
 
 /// The window's label (its capability in `capabilities/quick-ask.json` and
@@ -51,8 +51,9 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
         .center()
         .focused(true)
         .build();
-    if let Err(error) = built {
-        tracing::warn!(%error, "could not open the quick-ask window");
+    match built {
+        Ok(window) => crate::type_ahead::watch(app, &window),
+        Err(error) => tracing::warn!(%error, "could not open the quick-ask window"),
     }
 }
 
@@ -96,6 +97,13 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
 
     fn hide_quick_ask(&self) {
         hide(&self.app);
+    }
+
+    fn take_typed_ahead(&self) -> TypedAhead {
+        self.app
+            .try_state::<crate::type_ahead::TypeAhead>()
+            .map(|type_ahead| type_ahead.take())
+            .unwrap_or_default()
     }
 
     fn set_quick_ask_shortcut(&self, accelerator: Option<&str>) -> Result<(), ShortcutError> {

@@ -73,6 +73,7 @@ pub(crate) fn run() -> ExitCode {
             app.manage(crate::main_window::Releases::default());
             app.manage(crate::web_extension::WebExtension::find(app.package_info()));
             app.manage(crate::outbox::Outboxes::default());
+            app.manage(crate::type_ahead::TypeAhead::default());
             app.manage(crate::desktop_font::DesktopFont::follow());
             app.manage(crate::first_paint::DesktopShade::follow());
             theme.follow(app.handle(), !launch.starts_hidden());

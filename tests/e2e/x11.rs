@@ -1,6 +1,7 @@
 //! The app's windows as a window manager sees them, over the X display the
 //! app uses: find a top-level window by title, close it as a close button
-//! does, wait for it to be shown or hidden, answer a dialog from the keyboard.
+//! does, wait for it to be shown or hidden, answer a dialog from the keyboard,
+//! type into it.
 
 use anyhow::{Context, Result, anyhow, bail};
 use pizza_test_support::notification_server::NotificationServer;
@@ -173,8 +174,21 @@ pub(crate) fn focus_nothing() -> Result<()> {
 fn press_key_in(window: Window, key: &str) -> Result<()> {
     let (conn, _) = connect()?;
     give_focus(&conn, window)?;
+    xdotool(&["key", key])
+}
+
+/// Gives `window` the keyboard focus and types `text` there through XTEST,
+/// then Enter, as a person at the keyboard would.
+pub(crate) fn type_in(window: Window, text: &str) -> Result<()> {
+    let (conn, _) = connect()?;
+    give_focus(&conn, window)?;
+    xdotool(&["type", "--", text])?;
+    xdotool(&["key", "Return"])
+}
+
+fn xdotool(args: &[&str]) -> Result<()> {
     let status = std::process::Command::new("xdotool")
-        .args(["key", key])
+        .args(args)
         .status()
         .context("running xdotool (package xdotool)")?;
     if !status.success() {

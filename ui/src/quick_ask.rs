@@ -4,6 +4,9 @@
 //! while the run goes on (it lands in Unread: this window never reports a
 //! viewed thread). A pasted image or file goes with the question as a chip;
 //! this window may only add and remove files (no picker, no opening).
+//! What was typed into a window made anew before its input could take keys
+//! the app kept: it goes first in the input (and is sent, if Enter
+//! followed it).
 
 use crate::components::attachments::{AttachmentChips, Tray};
 use crate::ipc::invoke;
@@ -13,8 +16,8 @@ use leptos::ev::KeyboardEvent;
 use leptos::html;
 use leptos::prelude::*;
 use pizza_protocol::{
-    ApiError, QuickAskHideParams, QuickAskOpenThreadParams, Role, RunId, RunStartParams, ThreadId,
-    WindowEvent, cmd,
+    ApiError, QuickAskHideParams, QuickAskOpenThreadParams, QuickAskTypedAheadParams, Role, RunId,
+    RunStartParams, ThreadId, WindowEvent, cmd,
 };
 
 /// Whether this webview is the quick-ask window.
@@ -43,18 +46,6 @@ pub(crate) fn QuickAsk() -> impl IntoView {
             input.select();
         }
     };
-    Effect::new(move |_| {
-        if input.get().is_some() {
-            focus();
-            // The host logs when the input painted, as for the inbox.
-            crate::place::when_painted(true, |params| {
-                leptos::task::spawn_local(async move {
-                    let _ = invoke::<cmd::WindowPainted>(&params).await;
-                });
-            });
-        }
-    });
-    crate::events::on_window_event(WindowEvent::QuickAskShown, focus);
 
     let ask = move || {
         let text = draft.get_untracked().trim().to_owned();
@@ -86,6 +77,31 @@ pub(crate) fn QuickAsk() -> impl IntoView {
             sending.set(false);
         });
     };
+    Effect::new(move |_| {
+        if input.get().is_some() {
+            focus();
+            // Keys typed before this input could take them, kept by the
+            // app: they go before whatever reached it since.
+            leptos::task::spawn_local(async move {
+                let params = QuickAskTypedAheadParams {};
+                match invoke::<cmd::QuickAskTypedAhead>(&params).await {
+                    Ok(typed) => {
+                        if put_first(&typed.text, draft, input) && typed.send {
+                            ask();
+                        }
+                    }
+                    Err(e) => error.set(Some(e)),
+                }
+            });
+            // The host logs when the input painted, as for the inbox.
+            crate::place::when_painted(true, |params| {
+                leptos::task::spawn_local(async move {
+                    let _ = invoke::<cmd::WindowPainted>(&params).await;
+                });
+            });
+        }
+    });
+    crate::events::on_window_event(WindowEvent::QuickAskShown, focus);
     let hide = move || {
         leptos::task::spawn_local(async move {
             if let Err(e) = invoke::<cmd::QuickAskHide>(&QuickAskHideParams {}).await {
@@ -155,6 +171,23 @@ pub(crate) fn QuickAsk() -> impl IntoView {
             </footer>
         </main>
     }
+}
+
+/// Puts `typed` before the draft, the caret after all of it; whether there
+/// was anything to put.
+fn put_first(typed: &str, draft: RwSignal<String>, input: NodeRef<html::Textarea>) -> bool {
+    if typed.is_empty() {
+        return false;
+    }
+    draft.update(|draft| draft.insert_str(0, typed));
+    if let Some(input) = input.get_untracked() {
+        let value = draft.get_untracked();
+        input.set_value(&value);
+        // The DOM counts UTF-16 units.
+        let end = u32::try_from(value.encode_utf16().count()).unwrap_or(u32::MAX);
+        let _ = input.set_selection_range(end, end);
+    }
+    true
 }
 
 /// The question's thread: its run streaming, then the finished answer.

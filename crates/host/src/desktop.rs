@@ -1,5 +1,6 @@
 //! The quick-ask window and its global shortcut: `quick_ask_hide`,
-//! `quick_ask_open_thread`, `shortcut_get`, `shortcut_set`.
+//! `quick_ask_typed_ahead`, `quick_ask_open_thread`, `shortcut_get`,
+//! `shortcut_set`.
 //!
 //! Windows and OS shortcuts belong to the desktop shell, which the app plugs
 //! in once its windows exist ([`Host::set_desktop_shell`]); the host keeps
@@ -10,7 +11,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use pizza_protocol::{
     ApiError, DEFAULT_QUICK_ASK_SHORTCUT, ErrorCode, LinkOpenParams, QuickAskHideParams,
-    QuickAskOpenThreadParams, ShortcutGetParams, ShortcutSetParams, ShortcutStatus,
+    QuickAskOpenThreadParams, QuickAskTypedAheadParams, ShortcutGetParams, ShortcutSetParams,
+    ShortcutStatus, TypedAhead,
 };
 
 use pizza_store::Store;
@@ -39,6 +41,12 @@ pub trait DesktopShell: Send + Sync {
     fn open_thread(&self, thread_id: &str);
     /// Hides the quick-ask window.
     fn hide_quick_ask(&self);
+    /// Takes what was typed into a quick-ask window made anew before its
+    /// page could take keys; nothing after the first call (or where the
+    /// shell keeps no keys).
+    fn take_typed_ahead(&self) -> TypedAhead {
+        TypedAhead::default()
+    }
     /// Makes `accelerator` (or nothing) the quick-ask shortcut. On error the
     /// previous shortcut stays registered.
     fn set_quick_ask_shortcut(&self, accelerator: Option<&str>) -> Result<(), ShortcutError>;
@@ -198,6 +206,13 @@ impl DesktopService {
         Ok(())
     }
 
+    pub(crate) async fn quick_ask_typed_ahead(
+        &self,
+        _params: QuickAskTypedAheadParams,
+    ) -> Result<TypedAhead, ApiError> {
+        Ok(self.shell()?.take_typed_ahead())
+    }
+
     pub(crate) async fn quick_ask_open_thread(
         &self,
         params: QuickAskOpenThreadParams,
@@ -352,6 +367,14 @@ impl Host {
 
     pub async fn quick_ask_hide(&self, params: QuickAskHideParams) -> Result<(), ApiError> {
         self.inner.desktop.quick_ask_hide(params).await
+    }
+
+    /// What was typed into a quick-ask window before its page took keys, once.
+    pub async fn quick_ask_typed_ahead(
+        &self,
+        params: QuickAskTypedAheadParams,
+    ) -> Result<TypedAhead, ApiError> {
+        self.inner.desktop.quick_ask_typed_ahead(params).await
     }
 
     /// Opens an `http`, `https` or `mailto` link outside the app.

@@ -12,6 +12,7 @@ use pretty_assertions::assert_eq;
 struct RecordingShell {
     calls: Mutex<Vec<String>>,
     unsupported: Option<String>,
+    typed_ahead: Mutex<Option<TypedAhead>>,
 }
 
 impl RecordingShell {
@@ -27,6 +28,10 @@ impl DesktopShell for RecordingShell {
 
     fn hide_quick_ask(&self) {
         self.calls.lock().unwrap().push("hide".to_owned());
+    }
+
+    fn take_typed_ahead(&self) -> TypedAhead {
+        self.typed_ahead.lock().unwrap().take().unwrap_or_default()
     }
 
     fn set_quick_ask_shortcut(&self, accelerator: Option<&str>) -> Result<(), ShortcutError> {
@@ -150,12 +155,27 @@ async fn quick_ask_commands_reach_the_shell_and_check_the_thread() {
         .await
         .unwrap_err();
     assert_eq!(without.code, ErrorCode::General);
-    let shell = Arc::new(RecordingShell::default());
+    let typed = TypedAhead {
+        text: "Plan the bake".to_owned(),
+        send: true,
+    };
+    let shell = Arc::new(RecordingShell {
+        typed_ahead: Mutex::new(Some(typed.clone())),
+        ..RecordingShell::default()
+    });
     host.set_desktop_shell(shell.clone()).await;
     let thread = host
         .thread_create(pizza_protocol::ThreadCreateParams::default())
         .await
         .unwrap();
+    // What was typed ahead is the page's once.
+    for expected in [typed, TypedAhead::default()] {
+        let taken = host
+            .quick_ask_typed_ahead(QuickAskTypedAheadParams {})
+            .await
+            .unwrap();
+        assert_eq!(taken, expected);
+    }
     host.quick_ask_hide(QuickAskHideParams {}).await.unwrap();
     host.quick_ask_open_thread(QuickAskOpenThreadParams {
         thread_id: thread.id.clone(),

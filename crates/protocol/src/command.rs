@@ -243,6 +243,9 @@ commands! {
 
     /// Hides the quick-ask window; its run keeps going.
     QuickAskHide = "quick_ask_hide", crate::QuickAskHideParams => ();
+    /// Takes, once, what was typed into a quick-ask window made anew before
+    /// its page could take keys (called when its input has the focus).
+    QuickAskTypedAhead = "quick_ask_typed_ahead", crate::QuickAskTypedAheadParams => crate::TypedAhead;
     /// Shows the main window on the thread and hides the quick-ask window.
     QuickAskOpenThread = "quick_ask_open_thread", crate::QuickAskOpenThreadParams => ();
     /// The quick-ask global shortcut and whether it works here.

@@ -11,6 +11,19 @@ pub const DEFAULT_QUICK_ASK_SHORTCUT: &str = "Ctrl+Shift+Space";
 #[serde(deny_unknown_fields)]
 pub struct QuickAskHideParams {}
 
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuickAskTypedAheadParams {}
+
+/// What was typed into a quick-ask window made anew before its page could
+/// take keys: the text (Backspace applied), and whether Enter followed it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypedAhead {
+    pub text: String,
+    /// Enter was pressed after the text: the page sends the question.
+    pub send: bool,
+}
+
 /// Shows the main window on a thread and hides the quick-ask window.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

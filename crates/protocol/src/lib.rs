@@ -53,9 +53,9 @@ pub use composer::{
     PROMPT_HISTORY_MAX,
 };
 pub use desktop::{
-    DEFAULT_QUICK_ASK_SHORTCUT, QuickAskHideParams, QuickAskOpenThreadParams, ShortcutGetParams,
-    ShortcutSetParams, ShortcutStatus, WindowPaintedParams, WindowPlace, WindowScreen,
-    WindowSnapshot,
+    DEFAULT_QUICK_ASK_SHORTCUT, QuickAskHideParams, QuickAskOpenThreadParams,
+    QuickAskTypedAheadParams, ShortcutGetParams, ShortcutSetParams, ShortcutStatus, TypedAhead,
+    WindowPaintedParams, WindowPlace, WindowScreen, WindowSnapshot,
 };
 pub use error::{ApiError, ErrorCode, ErrorReason};
 pub use event::{AppEvent, WindowEvent};

@@ -38,6 +38,8 @@ pub const QUICK_ASK_COMMANDS: &[&str] = &[
     cmd::ThreadUnsubscribe::NAME,
     cmd::LinkOpen::NAME,
     cmd::QuickAskHide::NAME,
+    // Keys typed before its page could take them.
+    cmd::QuickAskTypedAhead::NAME,
     // App events, the notice that it was shown, and its stream's messages.
     cmd::OutboxTake::NAME,
     cmd::QuickAskOpenThread::NAME,

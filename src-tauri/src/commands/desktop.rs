@@ -5,6 +5,9 @@ pub(super) fn register(registry: &mut CommandRegistry) {
     registry.register::<cmd::QuickAskHide, _, _>(|host, params| async move {
         host.quick_ask_hide(params).await
     });
+    registry.register::<cmd::QuickAskTypedAhead, _, _>(|host, params| async move {
+        host.quick_ask_typed_ahead(params).await
+    });
     registry.register::<cmd::QuickAskOpenThread, _, _>(|host, params| async move {
         host.quick_ask_open_thread(params).await
     });

@@ -1,0 +1,289 @@
+//! Keys typed into a quick-ask window made anew, before its page can take
+//! them.
+//!
+//! A person presses the shortcut (or picks Quick ask in the tray) and types
+//! at once. A window made anew is mapped ~50 ms after it was asked for but
+//! its page has an input only ~380 ms after (measured on the release app
+//! closed to the tray), and WebKit drops the keys pressed meanwhile: the
+//! start of the question was lost. So from the moment the
+//! window is made, its GTK key presses are kept here instead of reaching
+//! the page; the page takes them (`quick_ask_typed_ahead`) once its input
+//! has the focus, and puts them before whatever it received since. Keys
+//! pressed after the take reach the page as always, so nothing is
+//! reordered.
+//!
+//! Only text is kept: characters, Backspace on them, Shift+Enter's new
+//! line. Enter after some text sends the question once the page has it;
+//! Esc hides the window, as it does in the page. Any other key (with Ctrl,
+//! Alt or Super, arrows, Tab) passes to the page as before. A page that
+//! never asks (it failed to load) gets its keys again after [`GIVE_UP`].
+
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use pizza_protocol::TypedAhead;
+
+/// How long keys are kept for a page that has not asked for them.
+pub(crate) const GIVE_UP: Duration = Duration::from_secs(10);
+
+/// A key press, as far as typing ahead goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Key {
+    Text(char),
+    Backspace,
+    Enter,
+    Escape,
+    /// Anything else: passes to the page.
+    Other,
+}
+
+/// What becomes of a key press.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Kept for the page.
+    Kept,
+    /// Goes to the page now.
+    Pass,
+    /// Esc: hide the window (what was kept is dropped).
+    Hide,
+}
+
+/// The keys kept for the quick-ask page (app state).
+#[derive(Debug, Default)]
+pub(crate) struct TypeAhead(Mutex<Buffer>);
+
+#[derive(Debug, Default)]
+struct Buffer {
+    /// Since when keys are kept; `None` once the page took them.
+    since: Option<Instant>,
+    text: String,
+    send: bool,
+}
+
+impl TypeAhead {
+    /// Keeps keys from now on, for a window just made.
+    pub(crate) fn open(&self, now: Instant) {
+        *self.buffer() = Buffer {
+            since: Some(now),
+            ..Buffer::default()
+        };
+    }
+
+    /// Decides what becomes of `key`, pressed at `now`.
+    pub(crate) fn key(&self, key: Key, now: Instant) -> Verdict {
+        let mut buffer = self.buffer();
+        let Some(since) = buffer.since else {
+            return Verdict::Pass;
+        };
+        if now.duration_since(since) > GIVE_UP {
+            buffer.since = None;
+            tracing::warn!("the quick-ask page did not take the keys typed ahead: they pass now");
+            return Verdict::Pass;
+        }
+        // After Enter the question is on its way: the rest is the page's.
+        if buffer.send {
+            return Verdict::Pass;
+        }
+        match key {
+            Key::Text(c) => buffer.text.push(c),
+            Key::Backspace => {
+                buffer.text.pop();
+            }
+            Key::Enter => buffer.send = !buffer.text.trim().is_empty(),
+            Key::Escape => {
+                *buffer = Buffer::default();
+                return Verdict::Hide;
+            }
+            Key::Other => return Verdict::Pass,
+        }
+        Verdict::Kept
+    }
+
+    /// What was kept, once; keys pass to the page from now on.
+    pub(crate) fn take(&self) -> TypedAhead {
+        let buffer = std::mem::take(&mut *self.buffer());
+        if !buffer.text.is_empty() {
+            tracing::info!(
+                chars = buffer.text.chars().count(),
+                send = buffer.send,
+                "quick-ask keys typed ahead handed to its page"
+            );
+        }
+        TypedAhead {
+            text: buffer.text,
+            send: buffer.send,
+        }
+    }
+
+    fn buffer(&self) -> std::sync::MutexGuard<'_, Buffer> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Keeps the key presses of `window` (the quick-ask window, just made) in
+/// the app's [`TypeAhead`] until its page takes them.
+#[cfg(target_os = "linux")]
+pub(crate) fn watch<R: tauri::Runtime>(
+    app: &tauri::AppHandle<R>,
+    window: &tauri::WebviewWindow<R>,
+) {
+    use gtk::prelude::*;
+    use tauri::Manager;
+
+    let Some(type_ahead) = app.try_state::<TypeAhead>() else {
+        return;
+    };
+    let gtk_window = match window.gtk_window() {
+        Ok(gtk_window) => gtk_window,
+        Err(error) => {
+            tracing::warn!(%error, "keys typed into quick-ask before it is ready will be lost");
+            return;
+        }
+    };
+    type_ahead.open(Instant::now());
+    let app = app.clone();
+    // Connected on the window, so it runs before GTK hands the key to the
+    // webview (the window's own handler does that).
+    gtk_window.connect_key_press_event(move |_, event| {
+        let Some(type_ahead) = app.try_state::<TypeAhead>() else {
+            return gtk::glib::Propagation::Proceed;
+        };
+        match type_ahead.key(key_of(event), Instant::now()) {
+            Verdict::Pass => gtk::glib::Propagation::Proceed,
+            Verdict::Kept => gtk::glib::Propagation::Stop,
+            Verdict::Hide => {
+                crate::quick_ask::hide(&app);
+                gtk::glib::Propagation::Stop
+            }
+        }
+    });
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn watch<R: tauri::Runtime>(
+    _app: &tauri::AppHandle<R>,
+    _window: &tauri::WebviewWindow<R>,
+) {
+}
+
+/// The key `event` presses.
+#[cfg(target_os = "linux")]
+fn key_of(event: &gtk::gdk::EventKey) -> Key {
+    use gtk::gdk::ModifierType;
+    use gtk::gdk::keys::constants as keys;
+
+    let state = event.state();
+    let commands = ModifierType::CONTROL_MASK
+        | ModifierType::MOD1_MASK
+        | ModifierType::SUPER_MASK
+        | ModifierType::HYPER_MASK
+        | ModifierType::META_MASK;
+    if state.intersects(commands) {
+        return Key::Other;
+    }
+    let keyval = event.keyval();
+    if keyval == keys::Return || keyval == keys::KP_Enter {
+        return if state.contains(ModifierType::SHIFT_MASK) {
+            Key::Text('\n')
+        } else {
+            Key::Enter
+        };
+    }
+    if keyval == keys::BackSpace {
+        return Key::Backspace;
+    }
+    if keyval == keys::Escape {
+        return Key::Escape;
+    }
+    match keyval.to_unicode() {
+        Some(c) if !c.is_control() => Key::Text(c),
+        _ => Key::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn typed(type_ahead: &TypeAhead, keys: &[Key], now: Instant) -> Vec<Verdict> {
+        keys.iter().map(|key| type_ahead.key(*key, now)).collect()
+    }
+
+    fn text(s: &str) -> Vec<Key> {
+        s.chars().map(Key::Text).collect()
+    }
+
+    #[test]
+    fn keys_pass_until_a_window_is_made_and_again_once_taken() {
+        let type_ahead = TypeAhead::default();
+        let now = Instant::now();
+        assert_eq!(type_ahead.key(Key::Text('a'), now), Verdict::Pass);
+        type_ahead.open(now);
+        assert_eq!(typed(&type_ahead, &text("Hi"), now), [Verdict::Kept; 2]);
+        assert_eq!(
+            type_ahead.take(),
+            TypedAhead {
+                text: "Hi".to_owned(),
+                send: false
+            }
+        );
+        assert_eq!(type_ahead.key(Key::Text('!'), now), Verdict::Pass);
+        assert_eq!(type_ahead.take(), TypedAhead::default());
+    }
+
+    #[test]
+    fn backspace_edits_what_was_kept_and_enter_after_text_sends() {
+        let type_ahead = TypeAhead::default();
+        let now = Instant::now();
+        type_ahead.open(now);
+        // Enter with nothing typed sends nothing.
+        assert_eq!(type_ahead.key(Key::Enter, now), Verdict::Kept);
+        let mut keys = text("Bakr");
+        keys.extend([
+            Key::Backspace,
+            Key::Backspace,
+            Key::Text('k'),
+            Key::Text('e'),
+        ]);
+        keys.extend([Key::Text('\n'), Key::Text('é'), Key::Enter]);
+        assert!(
+            typed(&type_ahead, &keys, now)
+                .iter()
+                .all(|v| *v == Verdict::Kept)
+        );
+        // The question is on its way: what follows is the page's.
+        assert_eq!(type_ahead.key(Key::Text('x'), now), Verdict::Pass);
+        assert_eq!(
+            type_ahead.take(),
+            TypedAhead {
+                text: "Bake\né".to_owned(),
+                send: true
+            }
+        );
+    }
+
+    #[test]
+    fn other_keys_pass_and_escape_hides_dropping_what_was_kept() {
+        let type_ahead = TypeAhead::default();
+        let now = Instant::now();
+        type_ahead.open(now);
+        assert_eq!(type_ahead.key(Key::Text('a'), now), Verdict::Kept);
+        assert_eq!(type_ahead.key(Key::Other, now), Verdict::Pass);
+        assert_eq!(type_ahead.key(Key::Escape, now), Verdict::Hide);
+        assert_eq!(type_ahead.key(Key::Text('b'), now), Verdict::Pass);
+        assert_eq!(type_ahead.take(), TypedAhead::default());
+    }
+
+    #[test]
+    fn a_page_that_never_asks_gets_its_keys_again() {
+        let type_ahead = TypeAhead::default();
+        let now = Instant::now();
+        type_ahead.open(now);
+        assert_eq!(type_ahead.key(Key::Text('a'), now), Verdict::Kept);
+        let later = now + GIVE_UP + Duration::from_millis(1);
+        assert_eq!(type_ahead.key(Key::Text('b'), later), Verdict::Pass);
+        assert_eq!(type_ahead.key(Key::Text('c'), now), Verdict::Pass);
+        // What was kept before is still the page's, should it ask.
+        assert_eq!(type_ahead.take().text, "a");
+    }
+}
