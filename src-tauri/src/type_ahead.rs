@@ -213,11 +213,22 @@ mod tests {
         s.chars().map(Key::Text).collect()
     }
 
+    /// Keeping keys for a window made `now`.
+    fn opened() -> (TypeAhead, Instant) {
+        let type_ahead = TypeAhead::default();
+        let now = Instant::now();
+        type_ahead.open(now);
+        (type_ahead, now)
+    }
+
     #[test]
     fn keys_pass_until_a_window_is_made_and_again_once_taken() {
         let type_ahead = TypeAhead::default();
+        assert_eq!(
+            type_ahead.key(Key::Text('a'), Instant::now()),
+            Verdict::Pass
+        );
         let now = Instant::now();
-        assert_eq!(type_ahead.key(Key::Text('a'), now), Verdict::Pass);
         type_ahead.open(now);
         assert_eq!(typed(&type_ahead, &text("Hi"), now), [Verdict::Kept; 2]);
         assert_eq!(
@@ -233,9 +244,7 @@ mod tests {
 
     #[test]
     fn backspace_edits_what_was_kept_and_enter_after_text_sends() {
-        let type_ahead = TypeAhead::default();
-        let now = Instant::now();
-        type_ahead.open(now);
+        let (type_ahead, now) = opened();
         // Enter with nothing typed sends nothing.
         assert_eq!(type_ahead.key(Key::Enter, now), Verdict::Kept);
         let mut keys = text("Bakr");
@@ -264,9 +273,7 @@ mod tests {
 
     #[test]
     fn other_keys_pass_and_escape_hides_dropping_what_was_kept() {
-        let type_ahead = TypeAhead::default();
-        let now = Instant::now();
-        type_ahead.open(now);
+        let (type_ahead, now) = opened();
         assert_eq!(type_ahead.key(Key::Text('a'), now), Verdict::Kept);
         assert_eq!(type_ahead.key(Key::Other, now), Verdict::Pass);
         assert_eq!(type_ahead.key(Key::Escape, now), Verdict::Hide);
@@ -276,9 +283,7 @@ mod tests {
 
     #[test]
     fn a_page_that_never_asks_gets_its_keys_again() {
-        let type_ahead = TypeAhead::default();
-        let now = Instant::now();
-        type_ahead.open(now);
+        let (type_ahead, now) = opened();
         assert_eq!(type_ahead.key(Key::Text('a'), now), Verdict::Kept);
         let later = now + GIVE_UP + Duration::from_millis(1);
         assert_eq!(type_ahead.key(Key::Text('b'), later), Verdict::Pass);
