@@ -127,12 +127,26 @@ pub(crate) fn watch<R: tauri::Runtime>(
     app: &tauri::AppHandle<R>,
     window: &tauri::WebviewWindow<R>,
 ) {
-    use gtk::prelude::*;
     use tauri::Manager;
 
     let Some(type_ahead) = app.try_state::<TypeAhead>() else {
         return;
     };
+    type_ahead.open(Instant::now());
+    let (app, handle) = (app.clone(), window.clone());
+    // GTK's objects are the main thread's (the window may have been made
+    // from the shortcut's thread or a second launch's call).
+    if let Err(error) = window.run_on_main_thread(move || keep_keys(app, &handle)) {
+        tracing::warn!(%error, "keys typed into quick-ask before it is ready will be lost");
+    }
+}
+
+/// Connects the key handler on the main thread.
+#[cfg(target_os = "linux")]
+fn keep_keys<R: tauri::Runtime>(app: tauri::AppHandle<R>, window: &tauri::WebviewWindow<R>) {
+    use gtk::prelude::*;
+    use tauri::Manager;
+
     let gtk_window = match window.gtk_window() {
         Ok(gtk_window) => gtk_window,
         Err(error) => {
@@ -140,8 +154,6 @@ pub(crate) fn watch<R: tauri::Runtime>(
             return;
         }
     };
-    type_ahead.open(Instant::now());
-    let app = app.clone();
     // Connected on the window, so it runs before GTK hands the key to the
     // webview (the window's own handler does that).
     gtk_window.connect_key_press_event(move |_, event| {

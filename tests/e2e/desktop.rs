@@ -1,15 +1,17 @@
 //! The desktop around the window: the quick-ask window opened by its global
-//! shortcut (a real X11 key press through `xdotool`), its streamed answer, and
-//! the thread landing in Unread once the window is hidden with Esc.
+//! shortcut (a real X11 key press through `xdotool`), the question typed at
+//! the keyboard at once, its streamed answer, and the thread landing in
+//! Unread once the window is hidden with Esc.
 
 use crate::chat::{configure_provider, openai_mock};
 use crate::harness::{App, Sandbox};
+use crate::x11;
 use anyhow::{Context, Result, bail};
 use pizza_test_support::mock_provider::sse;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-const ENTER: &str = "\u{E007}";
+const QUICK_ASK_TITLE: &str = "Quick ask — Pizza Bot";
 const ESCAPE: &str = "\u{E00C}";
 const QUESTION: &str = "What temperature for a pizza stone?";
 const ANSWER: &str = "Heat the stone to 260 °C for an hour.";
@@ -62,10 +64,11 @@ async fn quick_ask_streams_an_answer_that_lands_in_unread() -> Result<()> {
         let main = app.client.window().await?;
 
         let quick = open_quick_ask(app).await?;
+        // Typed at the keyboard as soon as the window shows, whether or
+        // not its page can take keys yet.
+        let window = x11::wait_for_window(QUICK_ASK_TITLE, &app.processes()).await?;
+        x11::type_in(window, QUESTION)?;
         app.client.switch_to_window(quick).await?;
-        let input = app.find("[data-testid=quick-ask-input]").await?;
-        input.send_keys(QUESTION).await?;
-        input.send_keys(ENTER).await?;
         app.wait_for_value(&quick_ask_answer_has(ANSWER), &json!(true))
             .await?;
         app.find("[data-testid=quick-ask-input]")

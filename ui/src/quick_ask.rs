@@ -47,7 +47,14 @@ pub(crate) fn QuickAsk() -> impl IntoView {
         }
     };
 
+    // Enter pressed while the keys typed ahead are on their way waits for
+    // them: the question would go without its start.
+    let earlier = StoredValue::new(Earlier::Placed);
     let ask = move || {
+        if let Earlier::Coming { .. } = earlier.get_value() {
+            earlier.set_value(Earlier::Coming { enter: true });
+            return;
+        }
         let text = draft.get_untracked().trim().to_owned();
         let attachments = tray.with_value(Tray::ids_untracked);
         if (text.is_empty() && attachments.is_empty())
@@ -82,15 +89,21 @@ pub(crate) fn QuickAsk() -> impl IntoView {
             focus();
             // Keys typed before this input could take them, kept by the
             // app: they go before whatever reached it since.
+            earlier.set_value(Earlier::Coming { enter: false });
             leptos::task::spawn_local(async move {
                 let params = QuickAskTypedAheadParams {};
-                match invoke::<cmd::QuickAskTypedAhead>(&params).await {
-                    Ok(typed) => {
-                        if put_first(&typed.text, draft, input) && typed.send {
-                            ask();
-                        }
+                let taken = invoke::<cmd::QuickAskTypedAhead>(&params).await;
+                let enter = earlier.get_value() == Earlier::Coming { enter: true };
+                earlier.set_value(Earlier::Placed);
+                let send = match taken {
+                    Ok(typed) => put_first(&typed.text, draft, input) && typed.send,
+                    Err(e) => {
+                        error.set(Some(e));
+                        false
                     }
-                    Err(e) => error.set(Some(e)),
+                };
+                if send || enter {
+                    ask();
                 }
             });
             // The host logs when the input painted, as for the inbox.
@@ -171,6 +184,15 @@ pub(crate) fn QuickAsk() -> impl IntoView {
             </footer>
         </main>
     }
+}
+
+/// Where the keys typed before the input could take them are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Earlier {
+    /// Asked of the app; `enter`: Enter was pressed in the input meanwhile.
+    Coming { enter: bool },
+    /// In the input (or there were none).
+    Placed,
 }
 
 /// Puts `typed` before the draft, the caret after all of it; whether there
