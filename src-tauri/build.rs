@@ -7,12 +7,28 @@ fn main() {
             println!("cargo::rerun-if-changed={}", entry.path().display());
         }
     }
+    packed_module();
     pack_relative_relocations();
     // The config lives at the repository root so the whole workspace shares one.
     let attributes = tauri_build::Attributes::new().config_path("../tauri.conf.json");
     if let Err(error) = tauri_build::try_build(attributes) {
         println!("cargo::error=tauri build step failed: {error:#}");
     }
+}
+
+/// The UI's module, packed by `cargo xtask ui` outside `ui/dist` (which
+/// Tauri embeds whole), for `ui_assets.rs` to embed.
+fn packed_module() {
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let module = std::path::Path::new(&manifest).join("../ui/packed/pizza_ui_bg.wasm.br");
+    println!("cargo::rerun-if-changed={}", module.display());
+    if !module.is_file() {
+        println!(
+            "cargo::error=the UI's module is missing ({}): run `cargo xtask ui`",
+            module.display()
+        );
+    }
+    println!("cargo::rustc-env=PIZZA_UI_MODULE={}", module.display());
 }
 
 /// The app is a position-independent executable: the loader adjusts some
