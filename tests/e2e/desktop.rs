@@ -6,7 +6,7 @@
 use crate::chat::{configure_provider, openai_mock};
 use crate::harness::{App, Sandbox};
 use crate::x11;
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use pizza_test_support::mock_provider::sse;
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -23,13 +23,7 @@ async fn open_quick_ask(app: &App) -> Result<fantoccini::wd::WindowHandle> {
     let main = app.client.window().await?;
     let deadline = Instant::now() + DEADLINE;
     loop {
-        let status = std::process::Command::new("xdotool")
-            .args(["key", "ctrl+shift+space"])
-            .status()
-            .context("running xdotool (package xdotool)")?;
-        if !status.success() {
-            bail!("xdotool failed: {status}");
-        }
+        x11::press_key("ctrl+shift+space")?;
         let windows = app.client.windows().await?;
         if let Some(other) = windows.into_iter().find(|w| *w != main) {
             return Ok(other);

@@ -174,7 +174,7 @@ pub(crate) fn focus_nothing() -> Result<()> {
 fn press_key_in(window: Window, key: &str) -> Result<()> {
     let (conn, _) = connect()?;
     give_focus(&conn, window)?;
-    xdotool(&["key", key])
+    press_key(key)
 }
 
 /// Gives `window` the keyboard focus and types `text` there through XTEST,
@@ -184,6 +184,12 @@ pub(crate) fn type_in(window: Window, text: &str) -> Result<()> {
     give_focus(&conn, window)?;
     xdotool(&["type", "--", text])?;
     xdotool(&["key", "Return"])
+}
+
+/// Presses `key` (e.g. `ctrl+shift+space`) through XTEST, wherever the
+/// keyboard focus is: a global shortcut.
+pub(crate) fn press_key(key: &str) -> Result<()> {
+    xdotool(&["key", key])
 }
 
 fn xdotool(args: &[&str]) -> Result<()> {

@@ -96,10 +96,8 @@ const WASM_FEATURES: &[&str] = &[
 fn shrink(staging: &Path) -> Result<()> {
     let input = staging.join("pizza_ui_bg.wasm");
     let (from, shrunk) = (staging.join(SHRUNK_FROM), staging.join(SHRUNK));
-    let unchanged = shrunk.is_file()
-        && std::fs::read(&from).ok()
-            == Some(std::fs::read(&input).with_context(|| format!("reading {}", input.display()))?);
-    if unchanged {
+    let module = std::fs::read(&input).with_context(|| format!("reading {}", input.display()))?;
+    if made_from(&shrunk, &from, &module) {
         return Ok(());
     }
     let binaryen = crate::npm::cache_dir("binaryen")?;
@@ -132,7 +130,7 @@ fn pack(staging: &Path, packed: &Path) -> Result<()> {
     let shrunk = staging.join(SHRUNK);
     let module = std::fs::read(&shrunk).with_context(|| format!("reading {}", shrunk.display()))?;
     let (from, to) = (staging.join(PACKED_FROM), packed.join(MODULE_PACKED));
-    if to.is_file() && std::fs::read(&from).ok().as_deref() == Some(module.as_slice()) {
+    if made_from(&to, &from, &module) {
         return Ok(());
     }
     let params = brotli::enc::BrotliEncoderParams {
@@ -147,6 +145,12 @@ fn pack(staging: &Path, packed: &Path) -> Result<()> {
     copy_bytes_if_changed(&bytes, &to)?;
     std::fs::write(&from, &module).with_context(|| format!("writing {}", from.display()))?;
     Ok(())
+}
+
+/// Whether `output` is there and was made from `input` (kept as `from`
+/// when it was made).
+fn made_from(output: &Path, from: &Path, input: &[u8]) -> bool {
+    output.is_file() && std::fs::read(from).ok().as_deref() == Some(input)
 }
 
 /// Leaves unchanged files untouched so cargo does not rebuild the app for nothing.
