@@ -158,29 +158,33 @@ pub(crate) fn discard<R: Runtime>(app: &AppHandle<R>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc::{Receiver, channel};
+    use std::time::Duration;
 
-    fn counting_ahead(reads: Arc<AtomicUsize>) -> Arc<ReadAhead> {
-        Arc::new(ReadAhead {
+    /// A read ahead that tells `reads` of each read.
+    fn counting_ahead() -> (Arc<ReadAhead>, Receiver<()>) {
+        let (read, reads) = channel();
+        let ahead = Arc::new(ReadAhead {
             read: Box::new(move || {
-                reads.fetch_add(1, Ordering::SeqCst);
+                let _ = read.send(());
                 Some(b"\0asm".to_vec())
             }),
             pending: Mutex::new(None),
-        })
+        });
+        (ahead, reads)
     }
 
     #[test]
     fn a_read_ahead_is_taken_once_then_the_caller_reads_itself() {
-        let reads = Arc::new(AtomicUsize::new(0));
-        let ahead = counting_ahead(Arc::clone(&reads));
+        let (ahead, reads) = counting_ahead();
         assert_eq!(ahead.take(), None, "nothing was read ahead yet");
         ahead.start();
         // A second window made meanwhile shares the pending read.
         ahead.start();
         assert_eq!(ahead.take().as_deref(), Some(&b"\0asm"[..]));
         assert_eq!(ahead.take(), None, "the next page reads it itself");
-        assert_eq!(reads.load(Ordering::SeqCst), 1);
+        // The one read was joined by the take.
+        assert_eq!(reads.try_iter().count(), 1);
     }
 
     #[test]
@@ -192,13 +196,16 @@ mod tests {
 
     #[test]
     fn what_no_page_took_is_dropped() {
-        let reads = Arc::new(AtomicUsize::new(0));
-        let ahead = counting_ahead(Arc::clone(&reads));
+        let (ahead, reads) = counting_ahead();
         ahead.start();
         ahead.discard();
         assert_eq!(ahead.take(), None);
         ahead.start();
         assert_eq!(ahead.take().as_deref(), Some(&b"\0asm"[..]));
-        assert_eq!(reads.load(Ordering::SeqCst), 2);
+        // The discarded read's thread is not joined: it may end later.
+        for _ in 0..2 {
+            reads.recv_timeout(Duration::from_secs(10)).unwrap();
+        }
+        assert!(reads.try_recv().is_err());
     }
 }
