@@ -19,8 +19,14 @@ use tokio::time::Instant;
 /// Frames kept per run; older ones are dropped (what lasts is in the store).
 pub(crate) const RING_CAPACITY: usize = 4_000;
 /// How long a finished run's frames stay replayable; then they go, whether
-/// or not another run starts (see [`forget_after_retention`]).
-pub(crate) const FINISHED_RETENTION: Duration = Duration::from_secs(60);
+/// or not another run starts (see [`forget_after_retention`]). Only a
+/// subscription with `since` replays them, and those come at once: quick
+/// ask's answer, which subscribes as its question's run starts and may find
+/// it over, and a lagged stream subscribing again. A window opened on the
+/// thread later reads the finished run from the store. Ten seconds covers
+/// a loaded machine many times over; a minute held the frames of every
+/// run finished in it, long after anyone could ask for them.
+pub(crate) const FINISHED_RETENTION: Duration = Duration::from_secs(10);
 /// A subscriber's queue: a whole replay fits, plus one slot kept for the
 /// `lagged` notice.
 const SUBSCRIBER_QUEUE: usize = 2 * RING_CAPACITY + 1;
