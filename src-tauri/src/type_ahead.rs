@@ -13,18 +13,23 @@
 //! reordered.
 //!
 //! Only text is kept: characters, Backspace on them, Shift+Enter's new
-//! line. Enter after some text sends the question once the page has it;
-//! Esc hides the window, as it does in the page. Any other key (with Ctrl,
-//! Alt or Super, arrows, Tab) passes to the page as before. A page that
-//! never asks (it failed to load) gets its keys again after [`GIVE_UP`].
+//! line, and what a paste (Ctrl+V, Shift+Insert) brings from the
+//! clipboard, in its place among the keys. Enter after some text sends the
+//! question once the page has it; Esc hides the window, as it does in the
+//! page. Any other key (with Ctrl, Alt or Super, arrows, Tab) passes to the
+//! page as before. A page that never asks (it failed to load) gets its
+//! keys again after [`GIVE_UP`].
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use pizza_protocol::TypedAhead;
 
 /// How long keys are kept for a page that has not asked for them.
 pub(crate) const GIVE_UP: Duration = Duration::from_secs(10);
+/// How long the page's take waits for a paste whose clipboard is being
+/// read (its owner answers in milliseconds, or never).
+const PASTE_WAIT: Duration = Duration::from_secs(1);
 
 /// A key press, as far as typing ahead goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +38,8 @@ pub(crate) enum Key {
     Backspace,
     Enter,
     Escape,
+    /// Ctrl+V or Shift+Insert.
+    Paste,
     /// Anything else: passes to the page.
     Other,
 }
@@ -46,11 +53,18 @@ pub(crate) enum Verdict {
     Pass,
     /// Esc: hide the window (what was kept is dropped).
     Hide,
+    /// A paste to keep: read the clipboard and hand its text to
+    /// [`TypeAhead::paste`].
+    Paste,
 }
 
 /// The keys kept for the quick-ask page (app state).
 #[derive(Debug, Default)]
-pub(crate) struct TypeAhead(Mutex<Buffer>);
+pub(crate) struct TypeAhead {
+    buffer: Mutex<Buffer>,
+    /// Told when a paste's text arrived.
+    pasted: Condvar,
+}
 
 #[derive(Debug, Default)]
 struct Buffer {
@@ -58,6 +72,25 @@ struct Buffer {
     since: Option<Instant>,
     text: String,
     send: bool,
+    /// A paste's clipboard is being read: its text goes before what
+    /// follows, so the page's take waits for it.
+    pasting: bool,
+    /// Keys pressed while the clipboard was read, for after its text.
+    after_paste: Vec<Key>,
+}
+
+impl Buffer {
+    /// Applies a key that edits the text: a character, Backspace, Enter.
+    fn edit(&mut self, key: Key) {
+        match key {
+            Key::Text(c) => self.text.push(c),
+            Key::Backspace => {
+                self.text.pop();
+            }
+            Key::Enter => self.send = !self.text.trim().is_empty(),
+            Key::Escape | Key::Paste | Key::Other => {}
+        }
+    }
 }
 
 impl TypeAhead {
@@ -85,23 +118,58 @@ impl TypeAhead {
             return Verdict::Pass;
         }
         match key {
-            Key::Text(c) => buffer.text.push(c),
-            Key::Backspace => {
-                buffer.text.pop();
+            Key::Text(_) | Key::Backspace | Key::Enter if buffer.pasting => {
+                buffer.after_paste.push(key);
             }
-            Key::Enter => buffer.send = !buffer.text.trim().is_empty(),
+            Key::Text(_) | Key::Backspace | Key::Enter => buffer.edit(key),
             Key::Escape => {
                 *buffer = Buffer::default();
                 return Verdict::Hide;
+            }
+            // A second paste while the first is read: the same clipboard,
+            // read once.
+            Key::Paste if buffer.pasting => {}
+            Key::Paste => {
+                buffer.pasting = true;
+                return Verdict::Paste;
             }
             Key::Other => return Verdict::Pass,
         }
         Verdict::Kept
     }
 
-    /// What was kept, once; keys pass to the page from now on.
+    /// Keeps the clipboard's `text` (`None`: it had none) for the paste
+    /// that [`key`](Self::key) answered with [`Verdict::Paste`]; false when
+    /// the text came too late (the page had stopped waiting for it).
+    pub(crate) fn paste(&self, text: Option<&str>) -> bool {
+        let mut buffer = self.buffer();
+        let waited_for = std::mem::take(&mut buffer.pasting);
+        self.pasted.notify_all();
+        if !waited_for || buffer.since.is_none() {
+            return text.is_none();
+        }
+        if let Some(text) = text {
+            // As a text field takes it: one line break for a CR LF.
+            buffer.text.push_str(&text.replace("\r\n", "\n"));
+        }
+        for key in std::mem::take(&mut buffer.after_paste) {
+            if !buffer.send {
+                buffer.edit(key);
+            }
+        }
+        true
+    }
+
+    /// What was kept, once; keys pass to the page from now on. A paste
+    /// being read is waited for (up to [`PASTE_WAIT`]).
     pub(crate) fn take(&self) -> TypedAhead {
-        let buffer = std::mem::take(&mut *self.buffer());
+        let guard = self.buffer();
+        let (mut guard, _) = self
+            .pasted
+            .wait_timeout_while(guard, PASTE_WAIT, |buffer| buffer.pasting)
+            .unwrap_or_else(PoisonError::into_inner);
+        let buffer = std::mem::take(&mut *guard);
+        drop(guard);
         if !buffer.text.is_empty() {
             tracing::info!(
                 chars = buffer.text.chars().count(),
@@ -116,7 +184,7 @@ impl TypeAhead {
     }
 
     fn buffer(&self) -> std::sync::MutexGuard<'_, Buffer> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.buffer.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -167,6 +235,15 @@ fn keep_keys<R: tauri::Runtime>(app: tauri::AppHandle<R>, window: &tauri::Webvie
                 crate::quick_ask::hide(&app);
                 gtk::glib::Propagation::Stop
             }
+            Verdict::Paste => {
+                // Read now, so the keys pressed after it come after it.
+                let clipboard = gtk::Clipboard::get(&gtk::gdk::SELECTION_CLIPBOARD);
+                let text = clipboard.wait_for_text();
+                if !type_ahead.paste(text.as_deref()) {
+                    tracing::warn!("a paste into quick-ask came after its page took the keys");
+                }
+                gtk::glib::Propagation::Stop
+            }
         }
     });
 }
@@ -185,6 +262,22 @@ fn key_of(event: &gtk::gdk::EventKey) -> Key {
     use gtk::gdk::keys::constants as keys;
 
     let state = event.state();
+    let keyval = event.keyval();
+    // The modifiers held, without Caps Lock's and Num Lock's states.
+    let held = state
+        & (ModifierType::SHIFT_MASK
+            | ModifierType::CONTROL_MASK
+            | ModifierType::MOD1_MASK
+            | ModifierType::MOD4_MASK
+            | ModifierType::SUPER_MASK
+            | ModifierType::HYPER_MASK
+            | ModifierType::META_MASK);
+    let only = |modifier: ModifierType| held == modifier;
+    if (only(ModifierType::CONTROL_MASK) && (keyval == keys::v || keyval == keys::V))
+        || (only(ModifierType::SHIFT_MASK) && (keyval == keys::Insert || keyval == keys::KP_Insert))
+    {
+        return Key::Paste;
+    }
     let commands = ModifierType::CONTROL_MASK
         | ModifierType::MOD1_MASK
         | ModifierType::SUPER_MASK
@@ -193,7 +286,6 @@ fn key_of(event: &gtk::gdk::EventKey) -> Key {
     if state.intersects(commands) {
         return Key::Other;
     }
-    let keyval = event.keyval();
     if keyval == keys::Return || keyval == keys::KP_Enter {
         return if state.contains(ModifierType::SHIFT_MASK) {
             Key::Text('\n')
@@ -290,6 +382,73 @@ mod tests {
         assert_eq!(type_ahead.key(Key::Other, now), Verdict::Pass);
         assert_eq!(type_ahead.key(Key::Escape, now), Verdict::Hide);
         assert_eq!(type_ahead.key(Key::Text('b'), now), Verdict::Pass);
+        assert_eq!(type_ahead.take(), TypedAhead::default());
+    }
+
+    #[test]
+    fn a_paste_is_kept_in_its_place_among_the_keys() {
+        let (type_ahead, now) = opened();
+        assert_eq!(typed(&type_ahead, &text("Re: "), now), [Verdict::Kept; 4]);
+        assert_eq!(type_ahead.key(Key::Paste, now), Verdict::Paste);
+        // Typed while the clipboard is read (GTK's loop runs meanwhile):
+        // after the paste's text, and Enter decides once it is there.
+        assert_eq!(typed(&type_ahead, &text("?!"), now), [Verdict::Kept; 2]);
+        assert_eq!(type_ahead.key(Key::Backspace, now), Verdict::Kept);
+        assert!(type_ahead.paste(Some("the plan\r\nfor Monday")));
+        // An empty clipboard adds nothing.
+        assert_eq!(type_ahead.key(Key::Paste, now), Verdict::Paste);
+        assert!(type_ahead.paste(None));
+        assert_eq!(type_ahead.key(Key::Enter, now), Verdict::Kept);
+        // Sent: a paste now is the page's.
+        assert_eq!(type_ahead.key(Key::Paste, now), Verdict::Pass);
+        assert_eq!(
+            type_ahead.take(),
+            TypedAhead {
+                text: "Re: the plan\nfor Monday?".to_owned(),
+                send: true
+            }
+        );
+        // Taken: pastes are the page's again.
+        assert_eq!(type_ahead.key(Key::Paste, now), Verdict::Pass);
+    }
+
+    #[test]
+    fn the_pages_take_waits_for_a_paste_being_read() {
+        let (type_ahead, now) = opened();
+        let type_ahead = std::sync::Arc::new(type_ahead);
+        assert_eq!(type_ahead.key(Key::Paste, now), Verdict::Paste);
+        // Enter before the text is there: it sends once the text is.
+        assert_eq!(type_ahead.key(Key::Enter, now), Verdict::Kept);
+        let (asked, asking) = std::sync::mpsc::channel();
+        let taking = std::thread::spawn({
+            let type_ahead = std::sync::Arc::clone(&type_ahead);
+            move || {
+                let _ = asked.send(());
+                type_ahead.take()
+            }
+        });
+        asking.recv().unwrap();
+        // The clipboard answers while (or before) the page asks: its text
+        // is in what the page gets either way.
+        assert!(type_ahead.paste(Some("the plan")));
+        assert_eq!(
+            taking.join().unwrap(),
+            TypedAhead {
+                text: "the plan".to_owned(),
+                send: true
+            }
+        );
+    }
+
+    #[test]
+    fn a_paste_read_after_the_page_gave_up_waiting_is_refused() {
+        let (type_ahead, now) = opened();
+        assert_eq!(type_ahead.key(Key::Paste, now), Verdict::Paste);
+        // The clipboard's owner never answers: the page waits, then goes on.
+        let started = Instant::now();
+        assert_eq!(type_ahead.take(), TypedAhead::default());
+        assert!(started.elapsed() >= PASTE_WAIT);
+        assert!(!type_ahead.paste(Some("late")));
         assert_eq!(type_ahead.take(), TypedAhead::default());
     }
 

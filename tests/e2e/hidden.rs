@@ -174,11 +174,14 @@ async fn quick_ask_without_a_main_webview_streams_into_a_window_made_later() -> 
             watcher.menu(&item)
         })
         .map_err(|e| anyhow!(e))?;
+        // The question's start copied beforehand, pasted and the rest
+        // typed the instant the window shows, before its page can take
+        // keys: the app keeps them for the page, in order, and Enter sends.
+        let (pasted, typed) = QUESTION.split_at(QUESTION.find(' ').unwrap_or(0) + 1);
+        let _clipboard = x11::Clipboard::holding(pasted).await?;
         menu.click("Quick ask…").map_err(|e| anyhow!(e))?;
         let window = x11::wait_for_window(QUICK_ASK_TITLE, &app.processes()).await?;
-        // Typed the instant the window shows, before its page can take
-        // keys: the app keeps them for the page, and Enter sends.
-        x11::type_in(window, QUESTION)?;
+        x11::paste_and_type_in(window, typed)?;
         app.switch_to_page(true).await?;
         // It tells the host when its input painted (the desktop bench's
         // figure), and never as an inbox.

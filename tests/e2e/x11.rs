@@ -186,6 +186,59 @@ pub(crate) fn type_in(window: Window, text: &str) -> Result<()> {
     xdotool(&["key", "Return"])
 }
 
+/// Pastes the clipboard into `window` (Ctrl+V), types `text` after it and
+/// presses Enter, as a person who copied the start of a question does.
+pub(crate) fn paste_and_type_in(window: Window, text: &str) -> Result<()> {
+    let (conn, _) = connect()?;
+    give_focus(&conn, window)?;
+    xdotool(&["key", "ctrl+v"])?;
+    xdotool(&["type", "--", text])?;
+    xdotool(&["key", "Return"])
+}
+
+/// The X clipboard holding a text, served by `xclip` (package xclip) until
+/// dropped.
+pub(crate) struct Clipboard(std::process::Child);
+
+impl Clipboard {
+    /// Puts `text` on the clipboard; returns once the clipboard gives it.
+    pub(crate) async fn holding(text: &str) -> Result<Self> {
+        use std::io::Write;
+        let mut child = std::process::Command::new("xclip")
+            .args(["-selection", "clipboard", "-quiet", "-in"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .context("running xclip (package xclip)")?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(text.as_bytes())?;
+        }
+        let clipboard = Self(child);
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let out = std::process::Command::new("xclip")
+                .args(["-selection", "clipboard", "-out"])
+                .output()
+                .context("reading the clipboard with xclip")?;
+            if out.status.success() && out.stdout == text.as_bytes() {
+                return Ok(clipboard);
+            }
+            if Instant::now() > deadline {
+                bail!("the clipboard did not hold {text:?} within {TIMEOUT:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl Drop for Clipboard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Presses `key` (e.g. `ctrl+shift+space`) through XTEST, wherever the
 /// keyboard focus is: a global shortcut.
 pub(crate) fn press_key(key: &str) -> Result<()> {

@@ -42,6 +42,8 @@ const TEST_PACKAGES: &[&str] = &[
     "gnome-keyring",
     "libsecret-tools",
     "xdotool",
+    // A clipboard the tests fill (tests/e2e/x11.rs).
+    "xclip",
     // The MCP servers the tests talk to (xtask/src/mcp_servers.rs).
     "python3-venv",
 ];

@@ -43,7 +43,8 @@ pub trait DesktopShell: Send + Sync {
     fn hide_quick_ask(&self);
     /// Takes what was typed into a quick-ask window made anew before its
     /// page could take keys; nothing after the first call (or where the
-    /// shell keeps no keys).
+    /// shell keeps no keys). May block a moment (a paste's clipboard being
+    /// read): the host calls it off its async threads.
     fn take_typed_ahead(&self) -> TypedAhead {
         TypedAhead::default()
     }
@@ -210,7 +211,14 @@ impl DesktopService {
         &self,
         _params: QuickAskTypedAheadParams,
     ) -> Result<TypedAhead, ApiError> {
-        Ok(self.shell()?.take_typed_ahead())
+        let shell = self.shell()?;
+        // It may wait a moment for a paste's clipboard.
+        tokio::task::spawn_blocking(move || shell.take_typed_ahead())
+            .await
+            .map_err(|e| {
+                ApiError::general("The keys typed into quick ask could not be read.")
+                    .with_details(e.to_string())
+            })
     }
 
     pub(crate) async fn quick_ask_open_thread(
