@@ -12,9 +12,10 @@
 //! pressed after the take reach the page as always, so nothing is
 //! reordered.
 //!
-//! Only text is kept: characters, Backspace on them, Shift+Enter's new
-//! line, and what a paste (Ctrl+V, Shift+Insert) brings from the
-//! clipboard, in its place among the keys. Enter after some text sends the
+//! Only text is kept: characters (as an input method makes them: dead
+//! keys, compose sequences, IBus or Fcitx; see `keys.rs`), Backspace on
+//! them, Shift+Enter's new line, and what a paste (Ctrl+V, Shift+Insert)
+//! brings from the clipboard, in its place among the keys. Enter after some text sends the
 //! question once the page has it; Esc hides the window, as it does in the
 //! page. Any other key (with Ctrl, Alt or Super, arrows, Tab) passes to the
 //! page as before. A page that never asks (it failed to load) gets its
@@ -24,6 +25,9 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use pizza_protocol::TypedAhead;
+
+mod keys;
+pub(crate) use keys::watch;
 
 /// How long keys are kept for a page that has not asked for them.
 pub(crate) const GIVE_UP: Duration = Duration::from_secs(10);
@@ -100,6 +104,16 @@ impl TypeAhead {
             since: Some(now),
             ..Buffer::default()
         };
+    }
+
+    /// Whether keys pressed at `now` are kept (a window was made, its page
+    /// has not taken them, nothing was sent and it is not too late).
+    pub(crate) fn keeping(&self, now: Instant) -> bool {
+        let buffer = self.buffer();
+        buffer
+            .since
+            .is_some_and(|since| now.duration_since(since) <= GIVE_UP)
+            && !buffer.send
     }
 
     /// Decides what becomes of `key`, pressed at `now`.
@@ -185,123 +199,6 @@ impl TypeAhead {
 
     fn buffer(&self) -> std::sync::MutexGuard<'_, Buffer> {
         self.buffer.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// Keeps the key presses of `window` (the quick-ask window, just made) in
-/// the app's [`TypeAhead`] until its page takes them.
-#[cfg(target_os = "linux")]
-pub(crate) fn watch<R: tauri::Runtime>(
-    app: &tauri::AppHandle<R>,
-    window: &tauri::WebviewWindow<R>,
-) {
-    use tauri::Manager;
-
-    let Some(type_ahead) = app.try_state::<TypeAhead>() else {
-        return;
-    };
-    type_ahead.open(Instant::now());
-    let (app, handle) = (app.clone(), window.clone());
-    // GTK's objects are the main thread's (the window may have been made
-    // from the shortcut's thread or a second launch's call).
-    if let Err(error) = window.run_on_main_thread(move || keep_keys(app, &handle)) {
-        tracing::warn!(%error, "keys typed into quick-ask before it is ready will be lost");
-    }
-}
-
-/// Connects the key handler on the main thread.
-#[cfg(target_os = "linux")]
-fn keep_keys<R: tauri::Runtime>(app: tauri::AppHandle<R>, window: &tauri::WebviewWindow<R>) {
-    use gtk::prelude::*;
-    use tauri::Manager;
-
-    let gtk_window = match window.gtk_window() {
-        Ok(gtk_window) => gtk_window,
-        Err(error) => {
-            tracing::warn!(%error, "keys typed into quick-ask before it is ready will be lost");
-            return;
-        }
-    };
-    // Connected on the window, so it runs before GTK hands the key to the
-    // webview (the window's own handler does that).
-    gtk_window.connect_key_press_event(move |_, event| {
-        let Some(type_ahead) = app.try_state::<TypeAhead>() else {
-            return gtk::glib::Propagation::Proceed;
-        };
-        match type_ahead.key(key_of(event), Instant::now()) {
-            Verdict::Pass => gtk::glib::Propagation::Proceed,
-            Verdict::Kept => gtk::glib::Propagation::Stop,
-            Verdict::Hide => {
-                crate::quick_ask::hide(&app);
-                gtk::glib::Propagation::Stop
-            }
-            Verdict::Paste => {
-                // Read now, so the keys pressed after it come after it.
-                let clipboard = gtk::Clipboard::get(&gtk::gdk::SELECTION_CLIPBOARD);
-                let text = clipboard.wait_for_text();
-                if !type_ahead.paste(text.as_deref()) {
-                    tracing::warn!("a paste into quick-ask came after its page took the keys");
-                }
-                gtk::glib::Propagation::Stop
-            }
-        }
-    });
-}
-
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn watch<R: tauri::Runtime>(
-    _app: &tauri::AppHandle<R>,
-    _window: &tauri::WebviewWindow<R>,
-) {
-}
-
-/// The key `event` presses.
-#[cfg(target_os = "linux")]
-fn key_of(event: &gtk::gdk::EventKey) -> Key {
-    use gtk::gdk::ModifierType;
-    use gtk::gdk::keys::constants as keys;
-
-    let state = event.state();
-    let keyval = event.keyval();
-    // The modifiers held, without Caps Lock's and Num Lock's states.
-    let held = state
-        & (ModifierType::SHIFT_MASK
-            | ModifierType::CONTROL_MASK
-            | ModifierType::MOD1_MASK
-            | ModifierType::MOD4_MASK
-            | ModifierType::SUPER_MASK
-            | ModifierType::HYPER_MASK
-            | ModifierType::META_MASK);
-    let only = |modifier: ModifierType| held == modifier;
-    if (only(ModifierType::CONTROL_MASK) && (keyval == keys::v || keyval == keys::V))
-        || (only(ModifierType::SHIFT_MASK) && (keyval == keys::Insert || keyval == keys::KP_Insert))
-    {
-        return Key::Paste;
-    }
-    let commands = ModifierType::CONTROL_MASK
-        | ModifierType::MOD1_MASK
-        | ModifierType::SUPER_MASK
-        | ModifierType::HYPER_MASK
-        | ModifierType::META_MASK;
-    if state.intersects(commands) {
-        return Key::Other;
-    }
-    if keyval == keys::Return || keyval == keys::KP_Enter {
-        return if state.contains(ModifierType::SHIFT_MASK) {
-            Key::Text('\n')
-        } else {
-            Key::Enter
-        };
-    }
-    if keyval == keys::BackSpace {
-        return Key::Backspace;
-    }
-    if keyval == keys::Escape {
-        return Key::Escape;
-    }
-    match keyval.to_unicode() {
-        Some(c) if !c.is_control() => Key::Text(c),
-        _ => Key::Other,
     }
 }
 
@@ -450,6 +347,23 @@ mod tests {
         assert!(started.elapsed() >= PASTE_WAIT);
         assert!(!type_ahead.paste(Some("late")));
         assert_eq!(type_ahead.take(), TypedAhead::default());
+    }
+
+    #[test]
+    fn keys_are_kept_until_sent_taken_or_too_late() {
+        let type_ahead = TypeAhead::default();
+        let now = Instant::now();
+        assert!(!type_ahead.keeping(now));
+        type_ahead.open(now);
+        assert!(type_ahead.keeping(now));
+        assert!(!type_ahead.keeping(now + GIVE_UP + Duration::from_millis(1)));
+        typed(&type_ahead, &text("Hi"), now);
+        assert!(type_ahead.keeping(now));
+        type_ahead.key(Key::Enter, now);
+        assert!(!type_ahead.keeping(now));
+        type_ahead.open(now);
+        type_ahead.take();
+        assert!(!type_ahead.keeping(now));
     }
 
     #[test]

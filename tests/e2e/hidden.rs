@@ -149,7 +149,7 @@ async fn closed_to_the_tray_a_run_finishes_and_its_notification_makes_a_new_wind
 
 #[tokio::test(flavor = "multi_thread")]
 async fn quick_ask_without_a_main_webview_streams_into_a_window_made_later() -> Result<()> {
-    const QUESTION: &str = "Plan tomorrow's bake";
+    const QUESTION: &str = "Plan tomorrow's fête";
     const FIRST: &str = "Feed the starter at eight, ";
     const REST: &str = "then bake at noon.";
     let mock = openai_mock().await?;
@@ -175,13 +175,21 @@ async fn quick_ask_without_a_main_webview_streams_into_a_window_made_later() -> 
         })
         .map_err(|e| anyhow!(e))?;
         // The question's start copied beforehand, pasted and the rest
-        // typed the instant the window shows, before its page can take
-        // keys: the app keeps them for the page, in order, and Enter sends.
-        let (pasted, typed) = QUESTION.split_at(QUESTION.find(' ').unwrap_or(0) + 1);
-        let _clipboard = x11::Clipboard::holding(pasted).await?;
+        // typed (ê with a dead key) the instant the window shows, before
+        // its page can take keys: the app keeps them for the page, in
+        // order, and Enter sends.
+        let _clipboard = x11::Clipboard::holding("Plan ").await?;
         menu.click("Quick ask…").map_err(|e| anyhow!(e))?;
         let window = x11::wait_for_window(QUICK_ASK_TITLE, &app.processes()).await?;
-        x11::paste_and_type_in(window, typed)?;
+        x11::keys_into(
+            window,
+            &[
+                &["key", "ctrl+v"],
+                &["type", "--", "tomorrow's f"],
+                &["key", "dead_circumflex", "e"],
+                &["type", "--", "te"],
+            ],
+        )?;
         app.switch_to_page(true).await?;
         // It tells the host when its input painted (the desktop bench's
         // figure), and never as an inbox.

@@ -186,13 +186,14 @@ pub(crate) fn type_in(window: Window, text: &str) -> Result<()> {
     xdotool(&["key", "Return"])
 }
 
-/// Pastes the clipboard into `window` (Ctrl+V), types `text` after it and
-/// presses Enter, as a person who copied the start of a question does.
-pub(crate) fn paste_and_type_in(window: Window, text: &str) -> Result<()> {
+/// Gives `window` the focus, runs each of `steps` (xdotool's arguments:
+/// `["key", "ctrl+v"]`, `["type", "--", "text"]`) and presses Enter.
+pub(crate) fn keys_into(window: Window, steps: &[&[&str]]) -> Result<()> {
     let (conn, _) = connect()?;
     give_focus(&conn, window)?;
-    xdotool(&["key", "ctrl+v"])?;
-    xdotool(&["type", "--", text])?;
+    for step in steps {
+        xdotool(step)?;
+    }
     xdotool(&["key", "Return"])
 }
 
