@@ -182,8 +182,15 @@ impl TypeAhead {
             .pasted
             .wait_timeout_while(guard, PASTE_WAIT, |buffer| buffer.pasting)
             .unwrap_or_else(PoisonError::into_inner);
-        let buffer = std::mem::take(&mut *guard);
+        let mut buffer = std::mem::take(&mut *guard);
         drop(guard);
+        // A paste whose clipboard never answered: what was typed after it
+        // is still the person's.
+        for key in std::mem::take(&mut buffer.after_paste) {
+            if !buffer.send {
+                buffer.edit(key);
+            }
+        }
         if !buffer.text.is_empty() {
             tracing::info!(
                 chars = buffer.text.chars().count(),
@@ -341,9 +348,19 @@ mod tests {
     fn a_paste_read_after_the_page_gave_up_waiting_is_refused() {
         let (type_ahead, now) = opened();
         assert_eq!(type_ahead.key(Key::Paste, now), Verdict::Paste);
-        // The clipboard's owner never answers: the page waits, then goes on.
+        let mut keys = text("ok");
+        keys.push(Key::Enter);
+        assert_eq!(typed(&type_ahead, &keys, now), [Verdict::Kept; 3]);
+        // The clipboard's owner never answers: the page waits, then goes
+        // on with what was typed after the paste.
         let started = Instant::now();
-        assert_eq!(type_ahead.take(), TypedAhead::default());
+        assert_eq!(
+            type_ahead.take(),
+            TypedAhead {
+                text: "ok".to_owned(),
+                send: true
+            }
+        );
         assert!(started.elapsed() >= PASTE_WAIT);
         assert!(!type_ahead.paste(Some("late")));
         assert_eq!(type_ahead.take(), TypedAhead::default());
