@@ -15,9 +15,9 @@
 //! Only text is kept: characters (as an input method makes them: dead
 //! keys, compose sequences, IBus or Fcitx; see `keys.rs`), Backspace on
 //! them, Shift+Enter's new line, and what a paste (Ctrl+V, Shift+Insert)
-//! brings from the clipboard, in its place among the keys. Enter after some text sends the
-//! question once the page has it; Esc hides the window, as it does in the
-//! page. Any other key (with Ctrl, Alt or Super, arrows, Tab) passes to the
+//! brings from the clipboard, in its place among the keys. Enter after
+//! some text sends the question once the page has it; Esc hides the
+//! window, as it does in the page. Any other key (with Ctrl, Alt or Super, arrows, Tab) passes to the
 //! page as before. A page that never asks (it failed to load) gets its
 //! keys again after [`GIVE_UP`].
 
@@ -95,6 +95,16 @@ impl Buffer {
             Key::Escape | Key::Paste | Key::Other => {}
         }
     }
+
+    /// Applies the keys pressed while a paste's clipboard was read, after
+    /// its text (or without it, when it never came).
+    fn apply_after_paste(&mut self) {
+        for key in std::mem::take(&mut self.after_paste) {
+            if !self.send {
+                self.edit(key);
+            }
+        }
+    }
 }
 
 impl TypeAhead {
@@ -166,11 +176,7 @@ impl TypeAhead {
             // As a text field takes it: one line break for a CR LF.
             buffer.text.push_str(&text.replace("\r\n", "\n"));
         }
-        for key in std::mem::take(&mut buffer.after_paste) {
-            if !buffer.send {
-                buffer.edit(key);
-            }
-        }
+        buffer.apply_after_paste();
         true
     }
 
@@ -186,11 +192,7 @@ impl TypeAhead {
         drop(guard);
         // A paste whose clipboard never answered: what was typed after it
         // is still the person's.
-        for key in std::mem::take(&mut buffer.after_paste) {
-            if !buffer.send {
-                buffer.edit(key);
-            }
-        }
+        buffer.apply_after_paste();
         if !buffer.text.is_empty() {
             tracing::info!(
                 chars = buffer.text.chars().count(),

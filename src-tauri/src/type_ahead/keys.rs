@@ -132,18 +132,19 @@ fn keep_keys<R: tauri::Runtime>(app: tauri::AppHandle<R>, window: &tauri::Webvie
     });
 }
 
-/// Whether `state` holds Ctrl, Alt, Super, Hyper or Meta: a command, not
-/// text.
+/// Ctrl, Alt, Super, Hyper and Meta: with one held a key is a command,
+/// not text.
+#[cfg(target_os = "linux")]
+const COMMANDS: gtk::gdk::ModifierType = gtk::gdk::ModifierType::CONTROL_MASK
+    .union(gtk::gdk::ModifierType::MOD1_MASK)
+    .union(gtk::gdk::ModifierType::SUPER_MASK)
+    .union(gtk::gdk::ModifierType::HYPER_MASK)
+    .union(gtk::gdk::ModifierType::META_MASK);
+
+/// Whether `state` holds a command modifier.
 #[cfg(target_os = "linux")]
 fn is_command(state: gtk::gdk::ModifierType) -> bool {
-    use gtk::gdk::ModifierType;
-    state.intersects(
-        ModifierType::CONTROL_MASK
-            | ModifierType::MOD1_MASK
-            | ModifierType::SUPER_MASK
-            | ModifierType::HYPER_MASK
-            | ModifierType::META_MASK,
-    )
+    state.intersects(COMMANDS)
 }
 
 /// The key `event` presses.
@@ -155,14 +156,7 @@ fn key_of(event: &gtk::gdk::EventKey) -> Key {
     let state = event.state();
     let keyval = event.keyval();
     // The modifiers held, without Caps Lock's and Num Lock's states.
-    let held = state
-        & (ModifierType::SHIFT_MASK
-            | ModifierType::CONTROL_MASK
-            | ModifierType::MOD1_MASK
-            | ModifierType::MOD4_MASK
-            | ModifierType::SUPER_MASK
-            | ModifierType::HYPER_MASK
-            | ModifierType::META_MASK);
+    let held = state & (COMMANDS | ModifierType::SHIFT_MASK | ModifierType::MOD4_MASK);
     let only = |modifier: ModifierType| held == modifier;
     if (only(ModifierType::CONTROL_MASK) && (keyval == keys::v || keyval == keys::V))
         || (only(ModifierType::SHIFT_MASK) && (keyval == keys::Insert || keyval == keys::KP_Insert))
