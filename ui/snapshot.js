@@ -18,6 +18,8 @@
   // A page that never reveals itself (a failure before the UI runs) still
   // shows itself after this.
   const GIVE_UP_MS = 10000;
+  // The longest the UI's code waits for the last look to be painted.
+  const LAST_LOOK_WAIT_MS = 300;
 
   const DAY_MS = 86400000;
   // The shell's scrolling regions, and what in them a scroll is kept by.
@@ -123,13 +125,22 @@
     for (const scrolled of element.querySelectorAll("[data-scroll-top]")) {
       scrolled.scrollTop = Number(scrolled.dataset.scrollTop) || 0;
     }
-    // The frame after the one that painted it, as the UI marks its own.
+    // The frame after the one that painted it, as the UI marks its own;
+    // the UI's code waits for it to compile (ui/first_paint.js). A page
+    // not shown paints no frame: its code compiles at once then, and in
+    // any case after a moment.
+    const painted = () => window.pizzaLastLookPainted?.();
     requestAnimationFrame(() =>
       requestAnimationFrame(() => {
         window.pizzaSnapshotPainted = performance.now();
+        painted();
       }),
     );
+    if (document.visibilityState !== "visible") painted();
+    setTimeout(painted, LAST_LOOK_WAIT_MS);
     setTimeout(reveal, GIVE_UP_MS);
+  } else {
+    window.pizzaLastLookPainted?.();
   }
 
   // The live shell's markup, without what only the live page may have:

@@ -138,6 +138,7 @@ pub(crate) fn get_or_build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Webv
             tauri::webview::NewWindowResponse::Deny
         })
         .build()?;
+    crate::ui_assets::hand_module_to(app, &window);
     tracing::info!(ms = started.elapsed().as_millis(), "main window made");
     Ok(window)
 }

@@ -52,7 +52,10 @@ pub(crate) fn show<R: Runtime>(app: &AppHandle<R>) {
         .focused(true)
         .build();
     match built {
-        Ok(window) => crate::type_ahead::watch(app, &window),
+        Ok(window) => {
+            crate::ui_assets::hand_module_to(app, &window);
+            crate::type_ahead::watch(app, &window);
+        }
         Err(error) => tracing::warn!(%error, "could not open the quick-ask window"),
     }
 }

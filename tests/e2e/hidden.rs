@@ -329,8 +329,19 @@ async fn undriven_closed_to_the_tray_every_webkit_process_ends_and_a_launch_pain
     .await?;
     // The second launch handed over before opening the data root: only
     // the running app logged a start.
-    let starts = sandbox.log_text().matches("starting Pizza Bot").count();
+    let logs = sandbox.log_text();
+    let starts = logs.matches("starting Pizza Bot").count();
     ensure!(starts == 1, "the data root's log has {starts} starts");
+    // Both pages compiled the UI's code from the module the app handed
+    // their web process (crates/webext), without fetching it.
+    let painted: Vec<&str> = logs.lines().filter(|line| line.contains(PAINTED)).collect();
+    ensure!(
+        painted.len() == 2
+            && painted
+                .iter()
+                .all(|line| line.contains("module_handed=true")),
+        "a page fetched the UI's code: {painted:#?}"
+    );
     drop(app);
     Ok(())
 }

@@ -118,6 +118,15 @@ fn page_now() -> u64 {
         .round() as u64
 }
 
+/// Whether the UI's code came from the app's web process extension
+/// (`ui/first_paint.js` says so), not fetched.
+fn module_handed() -> bool {
+    js_sys::Reflect::get(&window(), &"pizzaUiModuleHanded".into())
+        .ok()
+        .and_then(|handed| handed.as_bool())
+        .unwrap_or(false)
+}
+
 /// Called first thing when the UI's code runs (after the page, its script
 /// and the wasm module have loaded and compiled).
 pub(crate) fn app_started() {
@@ -152,6 +161,7 @@ pub(crate) fn when_painted(quick_ask: bool, then: impl FnOnce(WindowPaintedParam
                 app_ms: APP_MS.get(),
                 list_ms,
                 snapshot_ms: crate::snapshot::painted_ms().filter(|_| !quick_ask),
+                module_handed: module_handed(),
             };
             then(params);
         });

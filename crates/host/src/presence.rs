@@ -153,6 +153,7 @@ impl Host {
             tracing::info!(
                 page_ms = params.page_ms,
                 app_ms = params.app_ms,
+                module_handed = params.module_handed,
                 "quick-ask painted"
             );
             return Ok(());
@@ -162,6 +163,7 @@ impl Host {
             app_ms = params.app_ms,
             list_ms = params.list_ms,
             snapshot_ms = params.snapshot_ms,
+            module_handed = params.module_handed,
             "inbox painted"
         );
         Ok(())

@@ -119,9 +119,11 @@ pub struct WindowSnapshot {
 /// The window painted its inbox for the first time: `page_ms` after its
 /// page started loading; on the way, the UI's code started at `app_ms` and
 /// the thread list arrived at `list_ms` (both since the page started), and
-/// the last window's snapshot was painted at `snapshot_ms` if it had one.
-/// From the quick-ask window (`quick_ask`), its input painted, focused.
-/// Logged, for the start-up and reopen figures.
+/// the last window's snapshot was painted at `snapshot_ms` if it had one;
+/// `module_handed` when the UI's code came from the app in the page's
+/// process (`crates/webext`), not fetched. From the quick-ask window
+/// (`quick_ask`), its input painted, focused. Logged, for the start-up and
+/// reopen figures.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WindowPaintedParams {
@@ -134,6 +136,8 @@ pub struct WindowPaintedParams {
     pub list_ms: u64,
     #[serde(default)]
     pub snapshot_ms: Option<u64>,
+    #[serde(default)]
+    pub module_handed: bool,
 }
 
 #[cfg(test)]

@@ -3,16 +3,17 @@
 //! WebKitGTK loads the shared objects of the web context's extensions
 //! directory into each web process it starts (the app points its windows
 //! at the folder holding this one: `src-tauri/src/web_extension.rs`) and
-//! calls [`webkit_web_extension_initialize`]. The extension adds nothing
-//! to the pages: it answers one message, [`HAND_BACK_MESSAGE`], which the
-//! app sends a window's page once it has settled (after its first paint,
-//! after the last run ends). The web process then hands back the pages of
-//! code the page read (WebKit's, JavaScriptCore's, Mesa's LLVM, which the
-//! EGL display loaded and never uses again without compositing), and its C
-//! allocator's free memory (see `crates/pages`), and replies with what it
-//! did: `(mappings, KiB, microseconds)`.
-//!
-//! The work runs on a thread of its own; only the reply is sent from the
+//! calls [`webkit_web_extension_initialize`]. The extension does two
+//! things. It hands each page the UI's wasm module, which it asks the app
+//! for as the page is made, so the page compiles it without fetching it
+//! ([`ui_module`]). And it answers one message, [`HAND_BACK_MESSAGE`],
+//! which the app sends a window's page once it has settled (after its
+//! first paint, after the last run ends). The web process then hands back
+//! the pages of code the page read (WebKit's, JavaScriptCore's, Mesa's
+//! LLVM, which the EGL display loaded and never uses again without
+//! compositing), and its C allocator's free memory (see `crates/pages`),
+//! and replies with what it did: `(mappings, KiB, microseconds)`. That
+//! work runs on a thread of its own; only the reply is sent from the
 //! page's thread.
 
 #![cfg(target_os = "linux")]
@@ -27,6 +28,8 @@ use gobject_sys::GObject;
 use pizza_pages::{HAND_BACK_MESSAGE, Kept, hand_back, trim_allocator};
 use webkit2gtk_sys::WebKitUserMessage;
 
+mod ui_module;
+
 /// `page-created`'s handler: `(extension, page, data)`.
 type PageCreated = unsafe extern "C" fn(*mut GObject, *mut GObject, gpointer);
 
@@ -35,7 +38,8 @@ type MessageReceived =
     unsafe extern "C" fn(*mut GObject, *mut WebKitUserMessage, gpointer) -> gboolean;
 
 /// Called by WebKit once, as it loads the extension into a new web
-/// process: every page the process makes will answer the app's message.
+/// process: every page the process makes will be given the UI's module and
+/// answer the app's message.
 ///
 /// # Safety
 ///
@@ -57,14 +61,17 @@ pub unsafe extern "C" fn webkit_web_extension_initialize(extension: *mut c_void)
             std::mem::transmute::<PageCreated, unsafe extern "C" fn()>(handler),
         );
     }
+    ui_module::watch_windows();
 }
 
-/// A new page: it answers the app's messages.
+/// A new page: it asks the app for the UI's module, and answers the app's
+/// messages.
 unsafe extern "C" fn page_created(_extension: *mut GObject, page: *mut GObject, _data: gpointer) {
     let handler: MessageReceived = message_received;
     // SAFETY: `page` is the live `WebKitWebPage` the signal passes; the
     // connection goes with it. The handler has the signal's signature.
     unsafe {
+        ui_module::ask_for(page);
         connect(
             page,
             c"user-message-received",
