@@ -149,10 +149,12 @@ pub(crate) fn prepare<R: Runtime>(app: &AppHandle<R>) {
 }
 
 /// Answers `window`'s web process when it asks for the UI's module
-/// ([`pizza_pages::UI_MODULE_MESSAGE`], `crates/webext`) with the module in
-/// one message, read ahead or unpacked off the main thread: the page
-/// compiles it at once instead of fetching it 8 KiB at a time once its
-/// last script runs. Measured on the release app: see the README.
+/// ([`pizza_pages::UI_MODULE_MESSAGE`], `crates/webext`) with a sealed
+/// memory file holding it, read ahead or unpacked and written off the main
+/// thread: the page compiles it at once instead of fetching it 8 KiB at a
+/// time once its last script runs, and the module crosses to the web
+/// process without being copied through WebKit's messages. Measured on the
+/// release app: see the README.
 #[cfg(target_os = "linux")]
 pub(crate) fn hand_module_to<R: Runtime>(app: &AppHandle<R>, window: &tauri::WebviewWindow<R>) {
     use webkit2gtk::{UserMessage, UserMessageExt, WebViewExt, gio, glib};
@@ -173,15 +175,22 @@ pub(crate) fn hand_module_to<R: Runtime>(app: &AppHandle<R>, window: &tauri::Web
                 let message = message.clone();
                 let ahead = Arc::clone(&ahead);
                 glib::MainContext::default().spawn_local(async move {
-                    let module = gio::spawn_blocking(move || ahead.take().or_else(unpack_module))
-                        .await
-                        .ok()
-                        .flatten();
-                    // Without a module the page fetches it.
-                    let module = module.map(|module| {
-                        glib::Variant::from_bytes::<Vec<u8>>(&glib::Bytes::from_owned(module))
-                    });
-                    let reply = UserMessage::new(pizza_pages::UI_MODULE_MESSAGE, module.as_ref());
+                    let file = gio::spawn_blocking(move || {
+                        ahead
+                            .take()
+                            .or_else(unpack_module)
+                            .and_then(|module| module_file(&module))
+                    })
+                    .await
+                    .ok()
+                    .flatten();
+                    // Without a file the page fetches the module.
+                    let files = file.map(|file| gio::UnixFDList::from_array([file]));
+                    let reply = UserMessage::with_fd_list(
+                        pizza_pages::UI_MODULE_MESSAGE,
+                        None,
+                        files.as_ref(),
+                    );
                     message.send_reply(&reply);
                 });
                 true
@@ -189,6 +198,33 @@ pub(crate) fn hand_module_to<R: Runtime>(app: &AppHandle<R>, window: &tauri::Web
     });
     if let Err(error) = connected {
         tracing::debug!(%error, "the page will fetch the UI's module");
+    }
+}
+
+/// `module` in a memory file of its own, sealed: the web process maps it.
+#[cfg(target_os = "linux")]
+fn module_file(module: &[u8]) -> Option<std::os::fd::OwnedFd> {
+    use rustix::fs::{MemfdFlags, SealFlags};
+    use std::io::Write;
+
+    let written = rustix::fs::memfd_create(
+        "pizza-ui-module",
+        MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
+    )
+    .map_err(std::io::Error::from)
+    .and_then(|fd| {
+        let mut file = std::fs::File::from(fd);
+        file.write_all(module)?;
+        let seals = SealFlags::SEAL | SealFlags::SHRINK | SealFlags::GROW | SealFlags::WRITE;
+        rustix::fs::fcntl_add_seals(&file, seals)?;
+        Ok(std::os::fd::OwnedFd::from(file))
+    });
+    match written {
+        Ok(fd) => Some(fd),
+        Err(error) => {
+            tracing::debug!(%error, "no memory file for the UI's module: the page fetches it");
+            None
+        }
     }
 }
 

@@ -4,18 +4,19 @@
 //! WebKit reads 8 KiB at a time, each piece a message to this process and
 //! a turn of the page's thread; and it could only start compiling once
 //! its last script ran. Instead, as WebKit makes a page, this process asks
-//! the app for the module ([`UI_MODULE_MESSAGE`]; the app replies with it
-//! in one message, `src-tauri/src/ui_assets.rs`), keeps the reply on the
-//! page, and when the page's document gets its window, puts a copy there,
-//! a `Uint8Array` at `window.pizzaUiBytes`, which `ui/first_paint.js`
-//! compiles before anything is painted. A page that
-//! finds none (the reply came late, an app without the answer) fetches the
-//! module as before; a reply no document took is dropped once the page's
-//! document has loaded.
+//! the app for the module ([`UI_MODULE_MESSAGE`]); the app replies with a
+//! sealed memory file holding it (`src-tauri/src/ui_assets.rs`), which the
+//! page keeps, and when the page's document gets its window, the module is
+//! copied from the file into a `Uint8Array` at `window.pizzaUiBytes`,
+//! which `ui/first_paint.js` compiles before anything is painted. A page
+//! that finds none (the reply came late, an app without the answer)
+//! fetches the module as before; a file no document took is closed once
+//! the page's document has loaded.
 
 use std::ffi::{CStr, c_char, c_void};
+use std::os::fd::{FromRawFd, OwnedFd};
 
-use glib_sys::{GError, GFALSE, GVariant, gboolean, gpointer};
+use glib_sys::{GError, GFALSE, gboolean, gpointer};
 use gobject_sys::GObject;
 use pizza_pages::UI_MODULE_MESSAGE;
 use webkit2gtk_sys::WebKitUserMessage;
@@ -46,11 +47,13 @@ unsafe extern "C" {
     fn jsc_value_new_typed_array(context: *mut GObject, kind: u32, length: usize) -> *mut GObject;
     fn jsc_value_typed_array_get_data(value: *mut GObject, length: *mut usize) -> gpointer;
     fn jsc_context_set_value(context: *mut GObject, name: *const c_char, value: *mut GObject);
+    fn g_unix_fd_list_get_length(list: *mut c_void) -> i32;
+    fn g_unix_fd_list_get(list: *mut c_void, index: i32, error: *mut *mut GError) -> i32;
 }
 
 /// `JSC_TYPED_ARRAY_UINT8`.
 const UINT8: u32 = 5;
-/// Where a page keeps the module until its document takes it.
+/// Where a page keeps the module's file until its document takes it.
 const KEPT: &CStr = c"pizza-bot-ui-module";
 /// The name the page finds the module under (`ui/first_paint.js`).
 const GLOBAL: &CStr = c"pizzaUiBytes";
@@ -102,7 +105,7 @@ pub(crate) unsafe fn ask_for(page: *mut GObject) {
     }
 }
 
-/// The app's reply: its parameters (the module) are kept on the page.
+/// The app's reply: the file it carries (the module) is kept on the page.
 unsafe extern "C" fn replied(page: *mut GObject, result: *mut c_void, _data: gpointer) {
     // SAFETY: `page` and `result` are the ones WebKit passes the callback;
     // an error is not asked for (a page without the module fetches it).
@@ -111,32 +114,25 @@ unsafe extern "C" fn replied(page: *mut GObject, result: *mut c_void, _data: gpo
     if reply.is_null() {
         return;
     }
-    // SAFETY: `reply` is ours (transfer full); its parameters are its own,
-    // so the module gets a reference of its own before the reply goes. The
-    // page keeps that reference until a document takes it or loads.
+    // SAFETY: `reply` is ours (transfer full) and its list its own; the
+    // list gives a duplicate of its first descriptor, ours to close. The
+    // page owns the boxed file until a document takes it or loads.
     unsafe {
-        let module = webkit2gtk_sys::webkit_user_message_get_parameters(reply);
-        if !module.is_null() && is_bytes(module) {
-            gobject_sys::g_object_set_data_full(
-                page,
-                KEPT.as_ptr(),
-                glib_sys::g_variant_ref(module).cast(),
-                Some(unref_variant),
-            );
+        let files = webkit2gtk_sys::webkit_user_message_get_fd_list(reply).cast::<c_void>();
+        if !files.is_null() && g_unix_fd_list_get_length(files) > 0 {
+            let fd = g_unix_fd_list_get(files, 0, std::ptr::null_mut());
+            if fd >= 0 {
+                let file = Box::new(OwnedFd::from_raw_fd(fd));
+                gobject_sys::g_object_set_data_full(
+                    page,
+                    KEPT.as_ptr(),
+                    Box::into_raw(file).cast(),
+                    Some(close_file),
+                );
+            }
         }
         gobject_sys::g_object_unref(reply.cast());
     }
-}
-
-/// Whether `value` is a byte string (`ay`).
-///
-/// # Safety
-///
-/// `value` is a live `GVariant`.
-unsafe fn is_bytes(value: *mut GVariant) -> bool {
-    // SAFETY: as the caller promises; the type string is the variant's.
-    let kind = unsafe { CStr::from_ptr(glib_sys::g_variant_get_type_string(value)) };
-    kind.to_bytes() == b"ay"
 }
 
 /// A document's new window: the page's module goes there, once, copied
@@ -149,35 +145,75 @@ unsafe extern "C" fn window_cleared(
     frame: *mut GObject,
     _data: gpointer,
 ) {
-    // SAFETY: the signal's live objects. The module's reference moves from
-    // the page to this call, which drops it once copied; the array's data
-    // is its `length` bytes, written before anything else runs; the
-    // context and the value are ours to drop once set.
+    // SAFETY: the signal's live objects. The boxed file moves from the
+    // page to this call, which closes it; the array's data is its
+    // `length` bytes, written before anything else runs; the context and
+    // the value are ours to drop once set.
     unsafe {
         if webkit_frame_is_main_frame(frame) == GFALSE || is_blank(frame) {
             return;
         }
-        let module = gobject_sys::g_object_steal_data(page, KEPT.as_ptr()).cast::<GVariant>();
-        if module.is_null() {
+        let file = gobject_sys::g_object_steal_data(page, KEPT.as_ptr()).cast::<OwnedFd>();
+        if file.is_null() {
             return;
         }
+        let file = Box::from_raw(file);
+        let Some(module) = Mapped::of(&file) else {
+            return;
+        };
         let context = webkit_frame_get_js_context_for_script_world(frame, world);
-        if !context.is_null() {
-            let mut length = 0usize;
-            let bytes = glib_sys::g_variant_get_fixed_array(module, &mut length, 1);
-            let array = jsc_value_new_typed_array(context, UINT8, length);
-            if !array.is_null() {
-                let mut room = 0usize;
-                let data = jsc_value_typed_array_get_data(array, &mut room);
-                if !data.is_null() && room == length && !bytes.is_null() {
-                    std::ptr::copy_nonoverlapping(bytes.cast::<u8>(), data.cast::<u8>(), length);
-                    jsc_context_set_value(context, GLOBAL.as_ptr(), array);
-                }
-                gobject_sys::g_object_unref(array);
-            }
-            gobject_sys::g_object_unref(context);
+        if context.is_null() {
+            return;
         }
-        glib_sys::g_variant_unref(module);
+        let array = jsc_value_new_typed_array(context, UINT8, module.len);
+        if !array.is_null() {
+            let mut room = 0usize;
+            let data = jsc_value_typed_array_get_data(array, &mut room);
+            if !data.is_null() && room == module.len {
+                std::ptr::copy_nonoverlapping(module.at.cast::<u8>(), data.cast::<u8>(), room);
+                jsc_context_set_value(context, GLOBAL.as_ptr(), array);
+            }
+            gobject_sys::g_object_unref(array);
+        }
+        gobject_sys::g_object_unref(context);
+    }
+}
+
+/// The module's file, mapped for reading while it is copied.
+struct Mapped {
+    at: *mut c_void,
+    len: usize,
+}
+
+impl Mapped {
+    /// `file` mapped whole, when it holds anything.
+    fn of(file: &OwnedFd) -> Option<Self> {
+        let len = usize::try_from(rustix::fs::fstat(file).ok()?.st_size).ok()?;
+        if len == 0 {
+            return None;
+        }
+        // SAFETY: a new private, read-only mapping of the whole file, at
+        // an address the kernel picks; nothing else refers to it.
+        let at = unsafe {
+            rustix::mm::mmap(
+                std::ptr::null_mut(),
+                len,
+                rustix::mm::ProtFlags::READ,
+                rustix::mm::MapFlags::PRIVATE,
+                file,
+                0,
+            )
+        }
+        .ok()?;
+        Some(Self { at, len })
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `of` made, unmapped once; nothing refers to
+        // it after the copy.
+        let _ = unsafe { rustix::mm::munmap(self.at, self.len) };
     }
 }
 
@@ -195,15 +231,14 @@ unsafe fn is_blank(frame: *mut GObject) -> bool {
             .starts_with(b"about:")
 }
 
-/// The page's document loaded: a module no window took is dropped.
+/// The page's document loaded: a module no window took is closed.
 unsafe extern "C" fn document_loaded(page: *mut GObject, _data: gpointer) {
     // SAFETY: `page` is the signal's; setting nothing drops what was kept.
     unsafe { gobject_sys::g_object_set_data(page, KEPT.as_ptr(), std::ptr::null_mut()) };
 }
 
-/// Drops a reference to a kept module.
-unsafe extern "C" fn unref_variant(module: gpointer) {
-    // SAFETY: `module` is a `GVariant` whose reference the page's data
-    // held, dropped once.
-    unsafe { glib_sys::g_variant_unref(module.cast()) };
+/// Closes a kept module's file.
+unsafe extern "C" fn close_file(file: gpointer) {
+    // SAFETY: `file` is the box `replied` gave the page, given back once.
+    drop(unsafe { Box::from_raw(file.cast::<OwnedFd>()) });
 }
