@@ -7,9 +7,11 @@
 //! decompressing it after the page had asked, with the page waiting and
 //! the main thread busy. A window being made starts it on a thread of its
 //! own instead, while WebKit starts the window's web process (~150 ms):
-//! the page gets the module as soon as it asks. What no page took is
-//! dropped once the app settles (`mapped_pages.rs`), so nothing is held in
-//! the tray.
+//! the page gets the module as soon as it asks. Usually the page does not
+//! ask: its web process asks for the module as WebKit makes the page, and
+//! gets it in a memory file ([`hand_module_to`], `crates/webext`), before
+//! any of the page's scripts run. What no page took is dropped once the
+//! app settles (`mapped_pages.rs`), so nothing is held in the tray.
 //!
 //! The module is not among Tauri's files: `cargo xtask ui` packs it at
 //! brotli's highest quality (Tauri packs at 9), and it is embedded and
