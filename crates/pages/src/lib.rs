@@ -34,8 +34,9 @@
 pub const HAND_BACK_MESSAGE: &str = "pizza-bot.hand-back";
 
 /// The name of the message a page's web process sends the app, through the
-/// same extension, as the page is made: the app replies with the UI's wasm
-/// module (`ay`), which the page then compiles without fetching it.
+/// same extension, as the page is made: the app replies with a memory file
+/// holding the UI's wasm module, which the page then compiles without
+/// fetching it.
 pub const UI_MODULE_MESSAGE: &str = "pizza-bot.ui-module";
 
 /// Address ranges of files that stay mapped for the process's life.

@@ -7,7 +7,7 @@
 //! the app for the module ([`UI_MODULE_MESSAGE`]); the app replies with a
 //! sealed memory file holding it (`src-tauri/src/ui_assets.rs`), which the
 //! page keeps, and when the page's document gets its window, the module is
-//! copied from the file into a `Uint8Array` at `window.pizzaUiBytes`,
+//! read from the file into a `Uint8Array` at `window.pizzaUiBytes`,
 //! which `ui/first_paint.js` compiles before anything is painted. A page
 //! that finds none (the reply came late, an app without the answer)
 //! fetches the module as before; a file no document took is closed once
@@ -15,6 +15,7 @@
 
 use std::ffi::{CStr, c_char, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::fs::FileExt;
 
 use glib_sys::{GError, GFALSE, gboolean, gpointer};
 use gobject_sys::GObject;
@@ -146,9 +147,9 @@ unsafe extern "C" fn window_cleared(
     _data: gpointer,
 ) {
     // SAFETY: the signal's live objects. The boxed file moves from the
-    // page to this call, which closes it; the array's data is its
-    // `length` bytes, written before anything else runs; the context and
-    // the value are ours to drop once set.
+    // page to this call, which closes it; the array's data is its `room`
+    // bytes, nothing else refers to them while the file is read into
+    // them; the context and the value are ours to drop once set.
     unsafe {
         if webkit_frame_is_main_frame(frame) == GFALSE || is_blank(frame) {
             return;
@@ -157,63 +158,32 @@ unsafe extern "C" fn window_cleared(
         if file.is_null() {
             return;
         }
-        let file = Box::from_raw(file);
-        let Some(module) = Mapped::of(&file) else {
+        let file = std::fs::File::from(*Box::from_raw(file));
+        let Some(len) = file
+            .metadata()
+            .ok()
+            .and_then(|meta| usize::try_from(meta.len()).ok())
+            .filter(|&len| len > 0)
+        else {
             return;
         };
         let context = webkit_frame_get_js_context_for_script_world(frame, world);
         if context.is_null() {
             return;
         }
-        let array = jsc_value_new_typed_array(context, UINT8, module.len);
+        let array = jsc_value_new_typed_array(context, UINT8, len);
         if !array.is_null() {
             let mut room = 0usize;
             let data = jsc_value_typed_array_get_data(array, &mut room);
-            if !data.is_null() && room == module.len {
-                std::ptr::copy_nonoverlapping(module.at.cast::<u8>(), data.cast::<u8>(), room);
-                jsc_context_set_value(context, GLOBAL.as_ptr(), array);
+            if !data.is_null() && room == len {
+                let bytes = std::slice::from_raw_parts_mut(data.cast::<u8>(), room);
+                if file.read_exact_at(bytes, 0).is_ok() {
+                    jsc_context_set_value(context, GLOBAL.as_ptr(), array);
+                }
             }
             gobject_sys::g_object_unref(array);
         }
         gobject_sys::g_object_unref(context);
-    }
-}
-
-/// The module's file, mapped for reading while it is copied.
-struct Mapped {
-    at: *mut c_void,
-    len: usize,
-}
-
-impl Mapped {
-    /// `file` mapped whole, when it holds anything.
-    fn of(file: &OwnedFd) -> Option<Self> {
-        let len = usize::try_from(rustix::fs::fstat(file).ok()?.st_size).ok()?;
-        if len == 0 {
-            return None;
-        }
-        // SAFETY: a new private, read-only mapping of the whole file, at
-        // an address the kernel picks; nothing else refers to it.
-        let at = unsafe {
-            rustix::mm::mmap(
-                std::ptr::null_mut(),
-                len,
-                rustix::mm::ProtFlags::READ,
-                rustix::mm::MapFlags::PRIVATE,
-                file,
-                0,
-            )
-        }
-        .ok()?;
-        Some(Self { at, len })
-    }
-}
-
-impl Drop for Mapped {
-    fn drop(&mut self) {
-        // SAFETY: the mapping `of` made, unmapped once; nothing refers to
-        // it after the copy.
-        let _ = unsafe { rustix::mm::munmap(self.at, self.len) };
     }
 }
 
