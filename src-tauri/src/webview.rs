@@ -26,19 +26,31 @@
 //! the tray. (Either alone saves nothing: the other loads Mesa.)
 //!
 //! The page is a wasm module of ~3 MB run by JavaScriptCore in the web
-//! process, and JSC's JIT tiers cost more there than they give: at every
-//! start and every reopen from the tray the whole module went through its
-//! baseline compiler before the first paint (~100 ms of the ~650), and
-//! what the warming tiers made stayed in memory (the web process grew
+//! process, and JSC's warming tiers cost more there than they give: at
+//! every start and every reopen from the tray the whole module went
+//! through its baseline compiler before the first paint (~100 ms of the
+//! ~650), and what the tiers made stayed in memory (the web process grew
 //! ~35 MiB over the first 20 runs and kept it). Interpreted (JSC's
 //! in-place wasm interpreter and LLInt), measured on the release app: the
 //! inbox painted ~100 ms sooner, 7 MiB less shown, and 200 runs grow the
 //! idle memory 7 % instead of 13–15 %; a 46 KB answer takes 125–136 ms
 //! instead of 53 to open and 0.4–0.6 s instead of 0.3 to stream as fast as
 //! the mock sends it (a model takes a minute to write it; at 200 tokens a
-//! second the page keeps 60 frames a second, p95 17 ms). Web processes
-//! without JIT also have no writable and executable memory.
-//! `PIZZA_WEBKIT_JIT=on` keeps JSC's default.
+//! second the page keeps 60 frames a second, p95 17 ms).
+//!
+//! The tiers are turned off one by one rather than with the JIT as a
+//! whole: JSC without its JIT also prepares a module for its interpreter
+//! on a single thread, and that preparation (~75 ms for the UI's module
+//! on this 2-core machine) is what the page waits on between its last look
+//! and its own inbox, while its main thread is idle. With the JIT kept, it
+//! runs on one thread per core (at most four), and the page's own inbox
+//! paints ~50 ms sooner (twelve warm starts of each, interleaved: from the
+//! page's start 207 -> 154 ms, the module prepared in 41 ms instead of 74,
+//! the last look unchanged). What it costs: JSC's JIT machinery in each
+//! web process (its thunks, ~4–10 MiB more of the web process resident
+//! shown) and a small writable and executable mapping for them.
+//! `PIZZA_WEBKIT_JIT=on` keeps JSC's default (every tier), `off` turns its
+//! JIT off whole (one thread, no executable memory).
 //!
 //! WebKit's memory-pressure monitor is off. In the app's process it is a
 //! thread that reads the system's memory figures every one to five seconds
@@ -91,12 +103,38 @@ pub(crate) fn process_environment(choice: Compositing) -> &'static [(&'static st
     }
 }
 
-/// The environment JavaScriptCore reads in each web process: no JIT,
-/// unless `override_value` (`PIZZA_WEBKIT_JIT`) is `on`.
+/// JavaScriptCore's tiers that compile JavaScript and wasm as it warms.
+const WARMING_TIERS: [&str; 5] = [
+    "JSC_useBaselineJIT",
+    "JSC_useDFGJIT",
+    "JSC_useFTLJIT",
+    "JSC_useBBQJIT",
+    "JSC_useOMGJIT",
+];
+
+/// The most threads a web process prepares the UI's module on.
+const MAX_WASM_THREADS: usize = 4;
+
+/// The environment JavaScriptCore reads in each web process, on a machine
+/// of `cores`: no warming tiers, and the UI's module prepared on every core
+/// (up to [`MAX_WASM_THREADS`]); unless `override_value`
+/// (`PIZZA_WEBKIT_JIT`) is `on` (JSC's default) or `off` (no JIT at all).
 pub(crate) fn engine_environment(
     override_value: Option<&str>,
-) -> &'static [(&'static str, &'static str)] {
-    unless_on(override_value, &[("JSC_useJIT", "0")])
+    cores: usize,
+) -> Vec<(&'static str, String)> {
+    match override_value.map(str::trim) {
+        Some("on") => Vec::new(),
+        Some("off") => vec![("JSC_useJIT", "0".to_owned())],
+        _ => WARMING_TIERS
+            .iter()
+            .map(|tier| (*tier, "0".to_owned()))
+            .chain([(
+                "JSC_numberOfWasmCompilerThreads",
+                cores.clamp(1, MAX_WASM_THREADS).to_string(),
+            )])
+            .collect(),
+    }
 }
 
 /// The environment WebKit reads for its memory-pressure monitor: off,
@@ -129,14 +167,17 @@ fn unless_on(
 #[cfg(target_os = "linux")]
 pub(crate) fn prepare_process() {
     let jit = std::env::var("PIZZA_WEBKIT_JIT").ok();
-    let engine = engine_environment(jit.as_deref());
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let engine = engine_environment(jit.as_deref(), cores);
     let monitor = std::env::var("PIZZA_WEBKIT_MEMORY_MONITOR").ok();
     let monitor = monitor_environment(monitor.as_deref());
     let choice = this_machine();
+    let engine = engine.iter().map(|(name, value)| (*name, value.as_str()));
     for (name, value) in process_environment(choice)
         .iter()
+        .copied()
         .chain(engine)
-        .chain(monitor)
+        .chain(monitor.iter().copied())
     {
         if let Err(error) = webkit2gtk::glib::setenv(name, value, false) {
             eprintln!("Pizza Bot: could not set {name}: {error}");
@@ -280,10 +321,22 @@ mod tests {
     }
 
     #[test]
-    fn web_processes_run_without_jit_unless_asked() {
-        assert_eq!(engine_environment(None), [("JSC_useJIT", "0")]);
-        assert_eq!(engine_environment(Some("off")), [("JSC_useJIT", "0")]);
-        assert!(engine_environment(Some(" on")).is_empty());
+    fn web_processes_run_without_warming_tiers_unless_asked() {
+        let tiers_off = |threads: &str| {
+            WARMING_TIERS
+                .iter()
+                .map(|tier| (*tier, "0".to_owned()))
+                .chain([("JSC_numberOfWasmCompilerThreads", threads.to_owned())])
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(engine_environment(None, 2), tiers_off("2"));
+        assert_eq!(engine_environment(Some("bogus"), 1), tiers_off("1"));
+        assert_eq!(engine_environment(None, 64), tiers_off("4"));
+        assert_eq!(
+            engine_environment(Some("off "), 2),
+            [("JSC_useJIT", "0".to_owned())]
+        );
+        assert!(engine_environment(Some(" on"), 2).is_empty());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Typed calls into the host: [`invoke`] for a command, [`subscribe`] for a
 //! command that also streams events.
 
+mod ahead;
 mod channel_order;
 
 use channel_order::{ChannelOrder, Incoming};
@@ -18,12 +19,31 @@ extern "C" {
     // with the global `window.__TAURI__` API turned off.
     #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = invoke)]
     async fn tauri_invoke(cmd: &str, args: JsValue) -> Result<JsValue, JsValue>;
+    // The same entry point, its answer left as the promise it returns.
+    #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI_INTERNALS__"], js_name = invoke)]
+    fn tauri_send(cmd: &str, args: JsValue) -> Result<js_sys::Promise, JsValue>;
 }
 
 /// Calls command `C` and decodes its answer; every failure is an [`ApiError`].
+/// The first call matching one sent by [`send_ahead`] takes its answer.
 pub(crate) async fn invoke<C: Command>(params: &C::Params) -> Result<C::Response, ApiError> {
     let args = encode::<C>(params)?;
+    if let Some(answer) = ahead::take(C::NAME, &args) {
+        return decode::<C>(wasm_bindgen_futures::JsFuture::from(answer).await);
+    }
     decode::<C>(tauri_invoke(C::NAME, args).await)
+}
+
+/// Sends command `C` now, for the page's first [`invoke`] of it with the
+/// same `params` to take the answer (see ipc/ahead.rs). Sent nowhere if
+/// the parameters cannot be encoded: the later call says why.
+pub(crate) fn send_ahead<C: Command>(params: &C::Params) {
+    let Ok(args) = encode::<C>(params) else {
+        return;
+    };
+    if let Ok(answer) = tauri_send(C::NAME, args.clone()) {
+        ahead::keep(C::NAME, &args, answer);
+    }
 }
 
 /// Calls command `C` and hands its answer back undecoded, for a caller that

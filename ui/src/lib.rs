@@ -33,5 +33,8 @@ use wasm_bindgen::prelude::wasm_bindgen;
 #[wasm_bindgen(start)]
 pub fn start() {
     place::app_started();
+    if !quick_ask::is_quick_ask() {
+        screens::inbox::state::send_first_page_ahead();
+    }
     leptos::mount::mount_to_body(app::App);
 }

@@ -67,6 +67,23 @@ pub(crate) struct Inbox {
 /// `ConfirmRequest` holds an `Rc`, which signals can't; keep it in a local store.
 pub(crate) type ConfirmRequestHandle = StoredValue<ConfirmRequest, LocalStorage>;
 
+/// The list's first page of a view, as the inbox asks for it.
+fn first_page(view: ThreadView, folder_id: Option<FolderId>) -> ThreadListParams {
+    ThreadListParams {
+        view,
+        folder_id,
+        cursor: None,
+        limit: None,
+    }
+}
+
+/// Asks for what a new window's inbox lists first (all threads, as
+/// [`Inbox::new`] starts) before the page mounts: its first read takes
+/// that answer (ipc/ahead.rs).
+pub(crate) fn send_first_page_ahead() {
+    crate::ipc::send_ahead::<cmd::ThreadList>(&first_page(ThreadView::All, None));
+}
+
 impl Inbox {
     pub(crate) fn new() -> Self {
         Self {
@@ -104,13 +121,7 @@ impl Inbox {
             self.revision.track();
             let ticket = self.list_asked.ask();
             leptos::task::spawn_local(async move {
-                let params = ThreadListParams {
-                    view,
-                    folder_id,
-                    cursor: None,
-                    limit: None,
-                };
-                let answer = invoke::<cmd::ThreadList>(&params).await;
+                let answer = invoke::<cmd::ThreadList>(&first_page(view, folder_id)).await;
                 if !ticket.is_newest() {
                     return;
                 }
