@@ -203,7 +203,8 @@ pub(crate) fn hand_module_to<R: Runtime>(app: &AppHandle<R>, window: &tauri::Web
     }
 }
 
-/// `module` in a memory file of its own, sealed: the web process maps it.
+/// `module` in a memory file of its own, sealed so it cannot change while
+/// the web process reads it into the page.
 #[cfg(target_os = "linux")]
 fn module_file(module: &[u8]) -> Option<std::os::fd::OwnedFd> {
     use rustix::fs::{MemfdFlags, SealFlags};
