@@ -9,6 +9,7 @@ fn main() {
     }
     packed_module();
     pack_relative_relocations();
+    voice_found_first();
     // The config lives at the repository root so the whole workspace shares one.
     let attributes = tauri_build::Attributes::new().config_path("../tauri.conf.json");
     if let Err(error) = tauri_build::try_build(attributes) {
@@ -29,6 +30,44 @@ fn packed_module() {
         );
     }
     println!("cargo::rustc-env=PIZZA_UI_MODULE={}", module.display());
+}
+
+/// The library behind most of the loader's work at every start: WebKitGTK
+/// links flite's voices, and the `cmu_time_awb` one exports some 31,000
+/// symbols (`frame_0`, `frame_1`, ...) that its own tables point at by
+/// name; the loader looks each up through every library loaded before it,
+/// and WebKit's dependencies load it about eightieth. Named among the
+/// app's own libraries it is loaded about twentieth: ~16 ms less of the
+/// app's start (`--version`, fastest of 25: 64 -> 48 ms). WebKit's web and
+/// network processes preload it (`src/web_preload.rs`, which also says
+/// what it bought). Only when this machine's WebKitGTK links it.
+fn voice_found_first() {
+    const VOICE: &str = "libflite_cmu_time_awb.so.1";
+    let target = |key: &str| std::env::var(key).unwrap_or_default();
+    if target("CARGO_CFG_TARGET_OS") != "linux" || target("CARGO_CFG_TARGET_ENV") != "gnu" {
+        return;
+    }
+    let arch = target("CARGO_CFG_TARGET_ARCH");
+    let candidates = [
+        format!("/lib/{arch}-linux-gnu/libwebkit2gtk-4.1.so.0"),
+        format!("/usr/lib/{arch}-linux-gnu/libwebkit2gtk-4.1.so.0"),
+        "/lib64/libwebkit2gtk-4.1.so.0".to_owned(),
+        "/usr/lib64/libwebkit2gtk-4.1.so.0".to_owned(),
+    ];
+    let Some((path, webkit)) = candidates
+        .iter()
+        .find_map(|path| Some((path, std::fs::read(path).ok()?)))
+    else {
+        return;
+    };
+    println!("cargo::rerun-if-changed={path}");
+    let needed = VOICE.as_bytes();
+    if webkit.windows(needed.len()).any(|window| window == needed) {
+        println!(
+            "cargo::rustc-link-arg-bins=-Wl,--push-state,--no-as-needed,-l:{VOICE},--pop-state"
+        );
+        println!("cargo::rustc-env=PIZZA_WEB_PROCESS_PRELOAD={VOICE}");
+    }
 }
 
 /// The app is a position-independent executable: the loader adjusts some

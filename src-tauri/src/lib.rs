@@ -21,6 +21,7 @@ mod mapped_pages;
 mod navigate;
 mod network_process;
 mod notifications;
+mod opener;
 mod outbox;
 mod quick_ask;
 mod session_bus;
@@ -31,6 +32,7 @@ mod tray;
 mod type_ahead;
 mod ui_assets;
 mod web_extension;
+mod web_preload;
 mod webview;
 
 use std::process::ExitCode;

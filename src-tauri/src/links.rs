@@ -1,7 +1,7 @@
 //! Links never open inside the app's webviews: a navigation away from the
 //! app's own pages is stopped, and an `http`, `https` or `mailto` link goes
-//! to the system's browser or mail app instead (the `open` crate: the
-//! desktop's own opener). Anything else (`file:`, `javascript:`, custom
+//! to the system's browser or mail app instead (opener.rs: the desktop's
+//! own opener). Anything else (`file:`, `javascript:`, custom
 //! schemes) goes nowhere.
 
 use pizza_protocol::is_external_link;
@@ -12,7 +12,7 @@ pub(crate) fn open_external(url: &str) -> Result<(), String> {
     if !is_external_link(url) {
         return Err(format!("{url} is not a web or email link"));
     }
-    open::that_detached(url).map_err(|error| error.to_string())
+    crate::opener::open_detached(url).map_err(|error| error.to_string())
 }
 
 /// For a navigation or new window the app refused: open it outside when it

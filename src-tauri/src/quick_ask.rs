@@ -170,7 +170,7 @@ impl<R: Runtime> DesktopShell for TauriShell<R> {
     }
 
     fn open_file(&self, path: &std::path::Path) -> Result<(), String> {
-        open::that_detached(path).map_err(|error| error.to_string())
+        crate::opener::open_detached(path).map_err(|error| error.to_string())
     }
 
     fn choose_folder(&self, title: String) -> Option<PathBuf> {

@@ -159,8 +159,8 @@ fn unless_on(
     }
 }
 
-/// Sets [`process_environment`] for this machine, [`engine_environment`]
-/// and [`monitor_environment`], keeping any value the person set. Called first
+/// Sets [`process_environment`] for this machine, [`engine_environment`],
+/// [`monitor_environment`] and the preload (web_preload.rs), keeping any value the person set. Called first
 /// thing in `run`, before any thread exists (the environment is
 /// process-wide; WebKit reads it when it starts, and web processes inherit
 /// it).
@@ -183,6 +183,7 @@ pub(crate) fn prepare_process() {
             eprintln!("Pizza Bot: could not set {name}: {error}");
         }
     }
+    crate::web_preload::prepare();
     if choice == Compositing::Off {
         keep_gl_drivers_out();
     }

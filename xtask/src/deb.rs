@@ -105,37 +105,54 @@ pub(crate) fn bundle() -> Result<()> {
 /// build machine's glibc has it).
 pub(crate) const RELR_LIBC: &str = "libc6 (>= 2.36)";
 
-/// Whether a binary asks for a loader that reads packed relocations.
-pub(crate) fn needs_relr_loader(binary: &[u8]) -> bool {
-    let marker = b"GLIBC_ABI_DT_RELR";
-    binary.windows(marker.len()).any(|window| window == marker)
+/// The package of flite's voices, which the app binary names among its own
+/// libraries when the build machine's WebKitGTK links them
+/// (`src-tauri/build.rs`): a system whose WebKitGTK is built without
+/// speech synthesis must install it too.
+pub(crate) const FLITE_VOICES: &str = "libflite1";
+
+/// What the app binary needs that the bundler does not list: [`RELR_LIBC`]
+/// when it packs its relocations, [`FLITE_VOICES`] when it names a voice.
+pub(crate) fn extra_depends(binary: &[u8]) -> Vec<&'static str> {
+    let names = |marker: &[u8]| binary.windows(marker.len()).any(|window| window == marker);
+    [
+        (b"GLIBC_ABI_DT_RELR".as_slice(), RELR_LIBC),
+        (b"libflite_cmu_time_awb.so.1".as_slice(), FLITE_VOICES),
+    ]
+    .into_iter()
+    .filter(|(marker, _)| names(marker))
+    .map(|(_, package)| package)
+    .collect()
 }
 
-/// The bundler lists no C library among the package's dependencies: an app
-/// with packed relocations adds [`RELR_LIBC`], so an older system refuses
-/// the package instead of installing a program its loader cannot start.
-fn require_relr_loader(tree: &std::path::Path) -> Result<()> {
+/// The bundler lists neither a C library nor flite among the package's
+/// dependencies: what [`extra_depends`] finds is added, so a system
+/// without it refuses the package instead of installing a program its
+/// loader cannot start.
+fn require_extra_depends(tree: &std::path::Path) -> Result<()> {
     let binary = tree.join("usr/bin").join(check::BINARY);
     let bytes = std::fs::read(&binary).with_context(|| format!("reading {}", binary.display()))?;
-    if !needs_relr_loader(&bytes) {
+    let extra = extra_depends(&bytes);
+    if extra.is_empty() {
         return Ok(());
     }
     let path = tree.join("DEBIAN/control");
     let control =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    std::fs::write(&path, with_relr_libc(&control))
+    std::fs::write(&path, with_depends(&control, &extra))
         .with_context(|| format!("writing {}", path.display()))
 }
 
-/// `control` with [`RELR_LIBC`] first in its Depends (added if it has none).
-fn with_relr_libc(control: &str) -> String {
+/// `control` with `extra` first in its Depends (added if it has none).
+fn with_depends(control: &str, extra: &[&str]) -> String {
+    let extra = extra.join(", ");
     let mut found = false;
     let mut out = String::new();
     for line in control.lines() {
         match line.strip_prefix("Depends:") {
             Some(list) => {
                 found = true;
-                out.push_str(&format!("Depends: {RELR_LIBC}, {}\n", list.trim()));
+                out.push_str(&format!("Depends: {extra}, {}\n", list.trim()));
             }
             None => {
                 out.push_str(line);
@@ -144,7 +161,7 @@ fn with_relr_libc(control: &str) -> String {
         }
     }
     if !found {
-        out.push_str(&format!("Depends: {RELR_LIBC}\n"));
+        out.push_str(&format!("Depends: {extra}\n"));
     }
     out
 }
@@ -159,7 +176,7 @@ fn recompress(deb: &std::path::Path) -> Result<()> {
         .tempdir()?;
     let tree = scratch.path().join("tree");
     step::run(Command::new("dpkg-deb").arg("-R").arg(deb).arg(&tree))?;
-    require_relr_loader(&tree)?;
+    require_extra_depends(&tree)?;
     let packed = scratch.path().join("packed.deb");
     step::run(
         Command::new("dpkg-deb")
@@ -176,17 +193,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_loader_floor_leads_the_depends_or_becomes_it() {
+    fn what_the_binary_needs_leads_the_depends_or_becomes_it() {
         let control = "Package: pizza-bot\nDepends: ca-certificates, libgtk-3-0\nDescription: x\n";
         assert_eq!(
-            with_relr_libc(control),
-            "Package: pizza-bot\nDepends: libc6 (>= 2.36), ca-certificates, libgtk-3-0\nDescription: x\n"
+            with_depends(control, &[RELR_LIBC, FLITE_VOICES]),
+            "Package: pizza-bot\nDepends: libc6 (>= 2.36), libflite1, ca-certificates, libgtk-3-0\nDescription: x\n"
         );
         assert_eq!(
-            with_relr_libc("Package: pizza-bot\n"),
+            with_depends("Package: pizza-bot\n", &[RELR_LIBC]),
             "Package: pizza-bot\nDepends: libc6 (>= 2.36)\n"
         );
-        assert!(needs_relr_loader(b"..GLIBC_2.34\0GLIBC_ABI_DT_RELR\0.."));
-        assert!(!needs_relr_loader(b"..GLIBC_2.34\0GLIBC_2.35\0.."));
+        assert_eq!(
+            extra_depends(b"..GLIBC_2.34\0GLIBC_ABI_DT_RELR\0..libflite_cmu_time_awb.so.1\0"),
+            [RELR_LIBC, FLITE_VOICES]
+        );
+        assert_eq!(
+            extra_depends(b"..libflite_cmu_time_awb.so.1\0"),
+            [FLITE_VOICES]
+        );
+        assert!(extra_depends(b"..GLIBC_2.34\0GLIBC_2.35\0..").is_empty());
     }
 }

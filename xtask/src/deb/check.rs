@@ -87,7 +87,7 @@ pub(crate) fn package(deb: &Path) -> Result<()> {
     problems.extend(web_extension_problem(
         &root.join(WEB_EXTENSION_PATH.trim_start_matches('/')),
     ));
-    problems.extend(loader_problem(deb, &binary)?);
+    problems.extend(depends_problems(deb, &binary)?);
     if !problems.is_empty() {
         bail!(
             "the package is incomplete:\n  - {}",
@@ -205,11 +205,13 @@ fn icon_problems(root: &Path) -> Vec<String> {
     problems
 }
 
-/// A binary with packed relocations must come with a C library whose
-/// loader reads them (`cargo xtask deb` adds it to the package's Depends).
-fn loader_problem(deb: &Path, binary: &Path) -> Result<Option<String>> {
-    if !super::needs_relr_loader(&std::fs::read(binary)?) {
-        return Ok(None);
+/// What the binary needs beyond the bundler's list (a loader that reads
+/// packed relocations, flite's voices) must be in the package's Depends
+/// (`cargo xtask deb` adds it).
+fn depends_problems(deb: &Path, binary: &Path) -> Result<Vec<String>> {
+    let extra = super::extra_depends(&std::fs::read(binary)?);
+    if extra.is_empty() {
+        return Ok(Vec::new());
     }
     let output = Command::new("dpkg-deb")
         .arg("-f")
@@ -217,16 +219,16 @@ fn loader_problem(deb: &Path, binary: &Path) -> Result<Option<String>> {
         .arg("Depends")
         .output()?;
     let depends = String::from_utf8_lossy(&output.stdout);
-    let listed = depends
-        .split(',')
-        .any(|item| item.trim() == super::RELR_LIBC);
-    Ok((!listed).then(|| {
-        format!(
-            "/usr/bin/{BINARY} packs its relocations but the package does not depend on {}: {}",
-            super::RELR_LIBC,
-            depends.trim()
-        )
-    }))
+    Ok(extra
+        .into_iter()
+        .filter(|package| !depends.split(',').any(|item| item.trim() == *package))
+        .map(|package| {
+            format!(
+                "/usr/bin/{BINARY} needs {package} but the package does not depend on it: {}",
+                depends.trim()
+            )
+        })
+        .collect())
 }
 
 /// The worker must be an executable that serves until its input closes:
