@@ -160,10 +160,10 @@ fn unless_on(
 }
 
 /// Sets [`process_environment`] for this machine, [`engine_environment`],
-/// [`monitor_environment`] and the preload (web_preload.rs), keeping any value the person set. Called first
-/// thing in `run`, before any thread exists (the environment is
-/// process-wide; WebKit reads it when it starts, and web processes inherit
-/// it).
+/// [`monitor_environment`] and the preload (web_preload.rs), keeping any
+/// value the person set. Called first thing in `run`, before any thread
+/// exists (the environment is process-wide; WebKit reads it when it starts,
+/// and web processes inherit it).
 #[cfg(target_os = "linux")]
 pub(crate) fn prepare_process() {
     let jit = std::env::var("PIZZA_WEBKIT_JIT").ok();
