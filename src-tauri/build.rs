@@ -43,26 +43,7 @@ fn packed_module() {
 /// what it bought). Only when this machine's WebKitGTK links it.
 fn voice_found_first() {
     const VOICE: &str = "libflite_cmu_time_awb.so.1";
-    let target = |key: &str| std::env::var(key).unwrap_or_default();
-    if target("CARGO_CFG_TARGET_OS") != "linux" || target("CARGO_CFG_TARGET_ENV") != "gnu" {
-        return;
-    }
-    let arch = target("CARGO_CFG_TARGET_ARCH");
-    let candidates = [
-        format!("/lib/{arch}-linux-gnu/libwebkit2gtk-4.1.so.0"),
-        format!("/usr/lib/{arch}-linux-gnu/libwebkit2gtk-4.1.so.0"),
-        "/lib64/libwebkit2gtk-4.1.so.0".to_owned(),
-        "/usr/lib64/libwebkit2gtk-4.1.so.0".to_owned(),
-    ];
-    let Some((path, webkit)) = candidates
-        .iter()
-        .find_map(|path| Some((path, std::fs::read(path).ok()?)))
-    else {
-        return;
-    };
-    println!("cargo::rerun-if-changed={path}");
-    let needed = VOICE.as_bytes();
-    if webkit.windows(needed.len()).any(|window| window == needed) {
+    if system_library_holds("libwebkit2gtk-4.1.so.0", VOICE.as_bytes()) {
         println!(
             "cargo::rustc-link-arg-bins=-Wl,--push-state,--no-as-needed,-l:{VOICE},--pop-state"
         );
@@ -78,22 +59,33 @@ fn voice_found_first() {
 /// marks that with the `GLIBC_ABI_DT_RELR` version; the linker then makes
 /// an older loader refuse the binary instead of running it half-relocated).
 fn pack_relative_relocations() {
+    if system_library_holds("libc.so.6", b"GLIBC_ABI_DT_RELR") {
+        println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    }
+}
+
+/// Whether the system library `name`, where a linux-gnu target keeps its
+/// libraries, holds `marker` (a version it defines, a library it needs);
+/// false on other targets or when it is not found. A library found is
+/// watched: an upgrade runs this script again.
+fn system_library_holds(name: &str, marker: &[u8]) -> bool {
     let target = |key: &str| std::env::var(key).unwrap_or_default();
     if target("CARGO_CFG_TARGET_OS") != "linux" || target("CARGO_CFG_TARGET_ENV") != "gnu" {
-        return;
+        return false;
     }
     let arch = target("CARGO_CFG_TARGET_ARCH");
     let candidates = [
-        format!("/lib/{arch}-linux-gnu/libc.so.6"),
-        format!("/usr/lib/{arch}-linux-gnu/libc.so.6"),
-        "/lib64/libc.so.6".to_owned(),
-        "/usr/lib64/libc.so.6".to_owned(),
+        format!("/lib/{arch}-linux-gnu/{name}"),
+        format!("/usr/lib/{arch}-linux-gnu/{name}"),
+        format!("/lib64/{name}"),
+        format!("/usr/lib64/{name}"),
     ];
-    let Some(libc) = candidates.iter().find_map(|path| std::fs::read(path).ok()) else {
-        return;
+    let Some((path, library)) = candidates
+        .iter()
+        .find_map(|path| Some((path, std::fs::read(path).ok()?)))
+    else {
+        return false;
     };
-    let marker = b"GLIBC_ABI_DT_RELR";
-    if libc.windows(marker.len()).any(|window| window == marker) {
-        println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
-    }
+    println!("cargo::rerun-if-changed={path}");
+    library.windows(marker.len()).any(|window| window == marker)
 }
