@@ -26,7 +26,11 @@ async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
         gtk.join("settings.ini"),
         "[Settings]\ngtk-font-name=DejaVu Serif 11\n",
     )?;
-    let app = App::start(&sandbox, "shell").await?;
+    // The desktop's opener, as the app finds it on its PATH: it writes down
+    // the link and the preload it was started with.
+    let opened = sandbox.path().join("opened");
+    let path = opener_on_path(&sandbox, &opened)?;
+    let app = App::start_with_env(&sandbox, "shell", Launch::default(), &[("PATH", path)]).await?;
     app.run(async |app| {
         app.find(".rail").await?;
         app.find(".sidebar").await?;
@@ -83,9 +87,41 @@ async fn the_shell_renders_and_about_shows_the_version() -> Result<()> {
             let code = app.client.execute_async(&script, vec![]).await?;
             ensure!(code == json!("INVALID_INPUT"), "{command} answered {code}");
         }
+
+        // A link goes to the desktop's opener, without what the app set
+        // for WebKit's processes (LD_PRELOAD: src-tauri/src/web_preload.rs).
+        let script = "const done = arguments[arguments.length - 1];
+             window.__TAURI_INTERNALS__.invoke('link_open', {url: 'https://example.com/pizza'})
+               .then(() => done('opened'), (e) => done(e && e.message));";
+        let answer = app.client.execute_async(script, vec![]).await?;
+        ensure!(answer == json!("opened"), "link_open answered {answer}");
+        let record = written_until(&opened, |text| text.ends_with("end\n")).await?;
+        ensure!(
+            record == "https://example.com/pizza\npreload=\nend\n",
+            "the opener was started with {record:?}"
+        );
         Ok(())
     })
     .await
+}
+
+/// A folder holding a fake `xdg-open` that writes what it was given to
+/// `record`, ahead of the test's own PATH.
+fn opener_on_path(sandbox: &Sandbox, record: &std::path::Path) -> Result<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = sandbox.path().join("bin");
+    std::fs::create_dir_all(&bin)?;
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\nprintf '%s\\npreload=%s\\nend\\n' \"$1\" \"$LD_PRELOAD\" > '{}'\n",
+            record.display()
+        ),
+    )?;
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755))?;
+    let inherited = std::env::var("PATH").unwrap_or_default();
+    Ok(format!("{}:{inherited}", bin.display()))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -112,7 +148,7 @@ async fn the_theme_changes_and_survives_a_restart() -> Result<()> {
         // "Saved": the next window's page does not show it, and it would
         // vanish as the look gives way.
         let kept = sandbox.data_root().join("window-snapshot.html");
-        let text = kept_until(&kept, |text| {
+        let text = written_until(&kept, |text| {
             text.split("<button")
                 .any(|b| b.contains("aria-checked=\"true\"") && b.contains(">Dark<"))
         })
@@ -165,16 +201,21 @@ async fn an_unusable_data_root_is_explained_in_the_window() -> Result<()> {
     .await
 }
 
-/// What the host keeps of the window's look (empty: none) once `done`
-/// says so; the page sends it after a second of stillness.
-async fn kept_until(kept: &std::path::Path, done: impl Fn(&str) -> bool) -> Result<String> {
+/// What `file` holds (empty: nothing yet) once `done` says so: the look
+/// the host keeps of the window, which the page sends after a second of
+/// stillness, or what the fake opener wrote down.
+async fn written_until(file: &std::path::Path, done: impl Fn(&str) -> bool) -> Result<String> {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let text = std::fs::read_to_string(kept).unwrap_or_default();
+        let text = std::fs::read_to_string(file).unwrap_or_default();
         if done(&text) {
             return Ok(text);
         }
-        ensure!(Instant::now() < deadline, "the kept look is still {text:?}");
+        ensure!(
+            Instant::now() < deadline,
+            "{} still holds {text:?}",
+            file.display()
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -209,15 +250,15 @@ async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Re
             text.contains("Question 0 about Sourdough starter?")
                 && text.contains("Oven temperatures")
         };
-        let text = kept_until(&kept, with_thread).await?;
+        let text = written_until(&kept, with_thread).await?;
         ensure!(!text.contains("data-testid"), "the snapshot keeps test ids");
         // A list filtered on Unread is not how a new window mounts: that
         // look is not kept, and the last one is forgotten. Back on All, the
         // look is kept again.
         app.click("[data-testid=view-unread]").await?;
-        kept_until(&kept, str::is_empty).await?;
+        written_until(&kept, str::is_empty).await?;
         app.click("[data-testid=view-all]").await?;
-        kept_until(&kept, with_thread).await?;
+        written_until(&kept, with_thread).await?;
         // Shown on a later day, its rows go under that day's headings: the
         // live list's markup, as if its threads had last moved two days
         // earlier, regrouped as the snapshot is shown.
@@ -249,7 +290,7 @@ async fn a_restart_lands_where_it_was_left_showing_its_last_look_at_once() -> Re
             anyhow::bail!("scrolled: {scrolled}");
         };
         ensure!(top > 0, "the thread does not scroll: {scrolled}");
-        kept_until(&kept, |text| {
+        written_until(&kept, |text| {
             text.contains(&format!("data-scroll-top=\"{top}\""))
         })
         .await?;
