@@ -11,7 +11,7 @@
 
 use std::ffi::OsStr;
 use std::io;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -43,22 +43,29 @@ fn hand_off(launchers: impl IntoIterator<Item = Command>, window: Duration) -> i
         // its terminal) does not reach what it opened.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut launcher, 0);
-        let mut child = match launcher.spawn() {
-            Ok(child) => child,
-            Err(error) => {
-                missing = Some(error);
-                continue;
-            }
-        };
-        // Reaps the launcher whenever it exits; its answer counts only
-        // within the window.
+        // The launcher's watcher is made first: without it no launcher is
+        // started (one started could not be reaped, nor told from a failure).
+        let (hand_over, to_watch) = mpsc::sync_channel::<Child>(1);
         let (sender, exited) = mpsc::channel();
         std::thread::Builder::new()
             .name("opener-wait".to_owned())
             .stack_size(64 * 1024)
             .spawn(move || {
-                let _receiver_gone = sender.send(child.wait());
+                // Reaps the launcher whenever it exits; its answer counts
+                // only within the window.
+                if let Ok(mut child) = to_watch.recv() {
+                    let _receiver_gone = sender.send(child.wait());
+                }
             })?;
+        match launcher.spawn() {
+            Ok(child) => {
+                let _watcher_gone = hand_over.send(child);
+            }
+            Err(error) => {
+                missing = Some(error);
+                continue;
+            }
+        }
         match exited.recv_timeout(window) {
             Ok(Ok(status)) if !status.success() => {
                 failed.get_or_insert_with(|| {

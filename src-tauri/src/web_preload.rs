@@ -33,7 +33,7 @@ static SET: AtomicBool = AtomicBool::new(false);
 
 /// What WebKit's processes preload: `voice`, unless the person set a
 /// preload of their own (`theirs`) or `override_value` is `off`.
-pub(crate) fn preload(
+fn preload(
     override_value: Option<&str>,
     theirs: bool,
     voice: Option<&'static str>,
