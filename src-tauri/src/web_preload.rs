@@ -1,29 +1,36 @@
-//! The library WebKit's processes find first.
+//! The libraries WebKit's processes find first.
 //!
-//! WebKitGTK links flite's voices for speech synthesis, and one of them
-//! (`cmu_time_awb`) exports some 31,000 symbols (`frame_0`, `frame_1`, ...)
-//! that its own tables point at by name. The loader looks each name up
-//! through every library loaded before the one defining it, and WebKit's
-//! own dependencies load the voice about eightieth: most of the loader's
-//! work, ~20 ms of CPU at the start of every process that links WebKit.
-//! The app names the voice among its own libraries (src-tauri/build.rs);
-//! WebKit's web and network processes load no code of ours before it, so
-//! they start with it in `LD_PRELOAD`, which puts it right after their
-//! program. The voice defines no name another library does, so nothing
-//! binds differently; only sooner.
+//! Loading WebKitGTK's ~170 libraries is most of the start of every process
+//! that links it, before its own code runs, and most of that is the loader
+//! looking symbols up: each name is searched for through the libraries in
+//! the order they were loaded until one defines it. Most of the ~72,000
+//! lookups find a few libraries (flite's `cmu_time_awb` voice, ~31,000 of
+//! them: it exports `frame_0`, `frame_1`, ... and its own tables point at
+//! them by name; then JavaScriptCore, the C library, libepoxy, GLib,
+//! libstdc++, SQLite, GObject, WebKitGTK, Xlib, GIO), which WebKit's
+//! dependencies load ~10th to ~80th. The app names the voice among its own
+//! libraries (src-tauri/build.rs); WebKit's web and network processes load
+//! no code of ours before theirs, so they start with the list (those of
+//! them this machine's WebKitGTK links, from src-tauri/build.rs) in
+//! `LD_PRELOAD`, which loads them right after their program. Each is
+//! loaded by those processes anyway, and where two of them define a name
+//! (JavaScriptCore's copies of four of libstdc++'s string functions) the
+//! one found first is the one found first without the preload: nothing
+//! binds differently, only sooner.
 //!
 //! Only WebKit's processes get it. What the app starts for itself (MCP
 //! servers, the eval worker) gets an environment of its own, and the
 //! desktop's opener is started as the app was (opener.rs,
 //! [`as_started`]). A person's own `LD_PRELOAD` is left as it is, without
-//! the voice; `PIZZA_WEBKIT_PRELOAD=off` starts WebKit's processes without
+//! the list; `PIZZA_WEBKIT_PRELOAD=off` starts WebKit's processes without
 //! it.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The voice, when this build's WebKitGTK links it (src-tauri/build.rs).
-const VOICE: Option<&str> = option_env!("PIZZA_WEB_PROCESS_PRELOAD");
+/// The libraries, `:`-separated, when this build found WebKitGTK
+/// (src-tauri/build.rs).
+const LIBRARIES: Option<&str> = option_env!("PIZZA_WEB_PROCESS_PRELOAD");
 
 /// The loader's variable.
 const PRELOAD: &str = "LD_PRELOAD";
@@ -31,17 +38,17 @@ const PRELOAD: &str = "LD_PRELOAD";
 /// Whether [`prepare`] set [`PRELOAD`] in this process's environment.
 static SET: AtomicBool = AtomicBool::new(false);
 
-/// What WebKit's processes preload: `voice`, unless the person set a
+/// What WebKit's processes preload: `libraries`, unless the person set a
 /// preload of their own (`theirs`) or `override_value` is `off`.
 fn preload(
     override_value: Option<&str>,
     theirs: bool,
-    voice: Option<&'static str>,
+    libraries: Option<&'static str>,
 ) -> Option<&'static str> {
     if theirs || override_value.map(str::trim) == Some("off") {
         return None;
     }
-    voice
+    libraries.filter(|list| !list.is_empty())
 }
 
 /// Sets the preload for the processes WebKit starts. Called by
@@ -51,10 +58,10 @@ fn preload(
 pub(crate) fn prepare() {
     let override_value = std::env::var("PIZZA_WEBKIT_PRELOAD").ok();
     let theirs = std::env::var_os(PRELOAD).is_some();
-    let Some(voice) = preload(override_value.as_deref(), theirs, VOICE) else {
+    let Some(libraries) = preload(override_value.as_deref(), theirs, LIBRARIES) else {
         return;
     };
-    match webkit2gtk::glib::setenv(PRELOAD, voice, false) {
+    match webkit2gtk::glib::setenv(PRELOAD, libraries, false) {
         Ok(()) => SET.store(true, Ordering::Relaxed),
         Err(error) => eprintln!("Pizza Bot: could not set {PRELOAD}: {error}"),
     }
@@ -81,13 +88,27 @@ mod tests {
     use std::ffi::OsStr;
 
     #[test]
-    fn webkit_processes_preload_the_voice_unless_the_person_chose() {
-        let voice = Some("libvoice.so.1");
-        assert_eq!(preload(None, false, voice), voice);
-        assert_eq!(preload(Some("on"), false, voice), voice);
-        assert_eq!(preload(Some(" off"), false, voice), None);
-        assert_eq!(preload(None, true, voice), None);
+    fn webkit_processes_preload_the_libraries_unless_the_person_chose() {
+        let libraries = Some("libvoice.so.1:libc.so.6");
+        assert_eq!(preload(None, false, libraries), libraries);
+        assert_eq!(preload(Some("on"), false, libraries), libraries);
+        assert_eq!(preload(Some(" off"), false, libraries), None);
+        assert_eq!(preload(None, true, libraries), None);
         assert_eq!(preload(None, false, None), None);
+        assert_eq!(preload(None, false, Some("")), None);
+    }
+
+    /// The list this build hands WebKit's processes names libraries the
+    /// loader can find, and nothing else.
+    #[test]
+    fn the_built_list_is_sonames() {
+        let Some(list) = LIBRARIES else { return };
+        for name in list.split(':') {
+            assert!(
+                name.starts_with("lib") && name.contains(".so."),
+                "{name} in {list}"
+            );
+        }
     }
 
     #[test]
