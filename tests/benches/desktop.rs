@@ -1,6 +1,7 @@
 //! The release app as a person leaves it running all day, measured: start-up
 //! (window mapped, inbox painted: the page reports it and the app logs it;
-//! the last window's look, on the inbox and on a long thread),
+//! the last window's look, on the inbox and on a long thread; warm, on a
+//! fresh data root, and cold, with the page cache dropped, run last),
 //! PSS and RSS of the app and each WebKit process with the window shown and
 //! closed to the tray, CPU over a minute in both, the window shown on an
 //! inbox of 200 threads, reopening (from the tray's menu, and by a second
@@ -61,8 +62,8 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 
 struct Plan {
     cpu_window: Duration,
-    /// How many fresh and warm starts and reopens are timed (the median is
-    /// the figure).
+    /// How many fresh, warm and cold starts and reopens are timed (the
+    /// median is the figure).
     samples: usize,
     soak_runs: usize,
     soak_every: usize,
@@ -492,12 +493,16 @@ async fn main() -> Result<()> {
     let results = std::env::var_os("PIZZA_BENCH_RESULTS").map(PathBuf::from);
     let mut figures = Figures::new(results.as_deref());
     sizes(&mut figures)?;
-    if std::env::var_os("PIZZA_BENCH_SOAK_ONLY").is_none() {
+    let soak_only = std::env::var_os("PIZZA_BENCH_SOAK_ONLY").is_some();
+    if !soak_only {
         let first = idle_figures(&mut figures, &plan).await?;
         fresh_start_figures(&mut figures, &plan, first).await?;
         long_thread_start_figures(&mut figures, &plan).await?;
         long_inbox::long_inbox_figures(&mut figures).await?;
     }
     soak(&mut figures, &plan).await?;
+    if !soak_only {
+        starts::cold_start_figures(&mut figures, &plan).await?;
+    }
     figures.save(results.as_deref())
 }

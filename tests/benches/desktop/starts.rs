@@ -226,6 +226,41 @@ pub(crate) async fn fresh_start_figures(
     Ok(())
 }
 
+/// Where the kernel is asked to drop its page cache.
+const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+
+/// Cold starts, as the first after a reboot: the kernel's page cache
+/// dropped before each (the app's binary, WebKitGTK's libraries, fonts and
+/// the data root read from the disk again) on a data root used before.
+/// Dropping it needs root; without it the figure is left out, and said so.
+/// Run last: libraries read back may sit in larger folios, which counts
+/// more PSS in a process mapping them than the pages read before.
+pub(crate) async fn cold_start_figures(figures: &mut Figures, plan: &Plan) -> Result<()> {
+    if let Err(err) = std::fs::OpenOptions::new().write(true).open(DROP_CACHES) {
+        println!("  cold starts: left out, the page cache cannot be dropped here ({err})");
+        return Ok(());
+    }
+    let sandbox = Sandbox::new()?;
+    start_and_stop(&sandbox).await?;
+    let mut starts = Vec::new();
+    for _ in 0..plan.samples {
+        drop_page_cache()?;
+        starts.push(start_and_stop(&sandbox).await?);
+    }
+    report_starts(figures, "cold, page cache dropped", &starts);
+    Ok(())
+}
+
+/// Writes what is dirty to the disk, then drops the clean pages the kernel
+/// holds of files (and its dentries and inodes).
+fn drop_page_cache() -> Result<()> {
+    let synced = Command::new("sync").status().context("running sync")?;
+    if !synced.success() {
+        bail!("sync exited with {synced}");
+    }
+    std::fs::write(DROP_CACHES, "3").context("dropping the page cache")
+}
+
 /// Warm starts where the window was left on a long thread: its last look
 /// is the thread's newest page of messages, the largest snapshot a start
 /// usually has, painted before the page's own list and thread.
