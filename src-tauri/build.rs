@@ -103,17 +103,13 @@ fn found_first() {
 /// marks that with the `GLIBC_ABI_DT_RELR` version; the linker then makes
 /// an older loader refuse the binary instead of running it half-relocated).
 fn pack_relative_relocations() {
-    if system_library_holds("libc.so.6", b"GLIBC_ABI_DT_RELR") {
+    if system_library("libc.so.6").is_some_and(|libc| holds(&libc, b"GLIBC_ABI_DT_RELR")) {
         println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
 }
 
-/// Whether the system library `name` holds `marker` (a version it
-/// defines, a library it needs); false when it is not found.
-fn system_library_holds(name: &str, marker: &[u8]) -> bool {
-    system_library(name).is_some_and(|library| holds(&library, marker))
-}
-
+/// Whether `library` holds `marker` (a version it defines, a library it
+/// needs).
 fn holds(library: &[u8], marker: &[u8]) -> bool {
     library.windows(marker.len()).any(|window| window == marker)
 }

@@ -1,22 +1,18 @@
 //! The libraries WebKit's processes find first.
 //!
 //! Loading WebKitGTK's ~170 libraries is most of the start of every process
-//! that links it, before its own code runs, and most of that is the loader
-//! looking symbols up: each name is searched for through the libraries in
-//! the order they were loaded until one defines it. Most of the ~72,000
-//! lookups find a few libraries (flite's `cmu_time_awb` voice, ~31,000 of
-//! them: it exports `frame_0`, `frame_1`, ... and its own tables point at
-//! them by name; then JavaScriptCore, the C library, libepoxy, GLib,
-//! libstdc++, SQLite, GObject, WebKitGTK, Xlib, GIO), which WebKit's
-//! dependencies load ~10th to ~80th. The app names the voice among its own
-//! libraries (src-tauri/build.rs); WebKit's web and network processes load
-//! no code of ours before theirs, so they start with the list (those of
-//! them this machine's WebKitGTK links, from src-tauri/build.rs) in
-//! `LD_PRELOAD`, which loads them right after their program. Each is
-//! loaded by those processes anyway, and where two of them define a name
-//! (JavaScriptCore's copies of four of libstdc++'s string functions) the
-//! one found first is the one found first without the preload: nothing
-//! binds differently, only sooner.
+//! that links it, and most of that is the loader looking names up through
+//! the libraries in the order they were loaded. A few libraries answer most
+//! of the lookups (`FOUND_FIRST` in src-tauri/build.rs, with the counts),
+//! and WebKit's dependencies load them ~10th to ~80th. The app names them
+//! before its other libraries (those it calls into, and the voice); WebKit's web and network processes load no code
+//! of ours before theirs, so they start with the list (those of it this
+//! machine's WebKitGTK links, handed over by build.rs) in `LD_PRELOAD`,
+//! which loads them right after their program. Each is loaded by those
+//! processes anyway, and where two of them define a name (JavaScriptCore's
+//! copies of four of libstdc++'s string functions) the one found first is
+//! the one found first without the preload: nothing binds differently,
+//! only sooner.
 //!
 //! Only WebKit's processes get it. What the app starts for itself (MCP
 //! servers, the eval worker) gets an environment of its own, and the
